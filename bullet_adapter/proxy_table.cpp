@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: Zlib
+#include "bullet_adapter/proxy_table.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
+
+#include <algorithm>
+#include <cassert>
+#include <functional>
+
+namespace bulletgpu {
+namespace {
+
+void toDoubles(const btVector3& v, double out[3]) {
+    out[0] = static_cast<double>(v.getX());
+    out[1] = static_cast<double>(v.getY());
+    out[2] = static_cast<double>(v.getZ());
+}
+
+bool isGhostClient(void* clientObject) {
+    const auto* object = static_cast<const btCollisionObject*>(clientObject);
+    return object != nullptr && object->getInternalType() == btCollisionObject::CO_GHOST_OBJECT;
+}
+
+void eraseOne(std::vector<std::uint32_t>& list, std::uint32_t value, bool& found) {
+    auto it = std::find(list.begin(), list.end(), value);
+    found = it != list.end();
+    if (found) {
+        *it = list.back();
+        list.pop_back();
+    }
+}
+
+} // namespace
+
+ProxyTable::ProxyTable() : m_boxes(sizeof(btScalar) == sizeof(double)) {}
+
+ProxyTable::~ProxyTable() = default;
+
+void ProxyTable::reserve(std::uint32_t proxies) {
+    m_boxes.reserve(proxies);
+    m_proxies.reserve(proxies);
+}
+
+SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group,
+                              int mask) {
+    std::uint32_t slot;
+    if (!m_freeSlots.empty()) {
+        std::pop_heap(m_freeSlots.begin(), m_freeSlots.end(), std::greater<>());
+        slot = m_freeSlots.back();
+        m_freeSlots.pop_back();
+    } else {
+        slot = static_cast<std::uint32_t>(m_proxies.size());
+        m_proxies.push_back(std::make_unique<SlotProxy>());
+    }
+    SlotProxy* proxy = m_proxies[slot].get();
+    proxy->m_clientObject = clientObject;
+    proxy->m_collisionFilterGroup = group;
+    proxy->m_collisionFilterMask = mask;
+    proxy->m_uniqueId = static_cast<int>(slot) + 1;
+    proxy->m_aabbMin = aabbMin;
+    proxy->m_aabbMax = aabbMax;
+    proxy->slot = slot;
+    proxy->isGhost = isGhostClient(clientObject);
+    proxy->partners.clear();
+    double lo[3], hi[3];
+    toDoubles(aabbMin, lo);
+    toDoubles(aabbMax, hi);
+    m_boxes.insert(slot, lo, hi, static_cast<std::uint32_t>(group), static_cast<std::uint32_t>(mask));
+    ++m_liveCount;
+    return proxy;
+}
+
+void ProxyTable::destroy(SlotProxy* proxy) {
+    assert(proxy->partners.empty() && "unlink a proxy's pairs before destroying it");
+    m_boxes.erase(proxy->slot);
+    proxy->m_clientObject = nullptr;
+    m_freeSlots.push_back(proxy->slot);
+    std::push_heap(m_freeSlots.begin(), m_freeSlots.end(), std::greater<>());
+    --m_liveCount;
+}
+
+bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) {
+    proxy->m_aabbMin = aabbMin;
+    proxy->m_aabbMax = aabbMax;
+    double lo[3], hi[3];
+    toDoubles(aabbMin, lo);
+    toDoubles(aabbMax, hi);
+    const bool boxChanged = m_boxes.update(proxy->slot, lo, hi);
+    const bool filterChanged =
+        m_boxes.setFilter(proxy->slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
+                          static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
+    return boxChanged || filterChanged;
+}
+
+void ProxyTable::resetSlots() {
+    assert(m_liveCount == 0);
+    m_boxes.clear();
+    m_boxes.clearDirty();
+    m_proxies.clear();
+    m_freeSlots.clear();
+}
+
+void ProxyTable::link(std::uint32_t a, std::uint32_t b) {
+    m_proxies[a]->partners.push_back(b);
+    m_proxies[b]->partners.push_back(a);
+}
+
+bool ProxyTable::unlink(std::uint32_t a, std::uint32_t b) {
+    bool foundA = false, foundB = false;
+    eraseOne(m_proxies[a]->partners, b, foundA);
+    eraseOne(m_proxies[b]->partners, a, foundB);
+    assert(foundA == foundB);
+    return foundA;
+}
+
+bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const {
+    const auto& list = m_proxies[a]->partners;
+    return std::find(list.begin(), list.end(), b) != list.end();
+}
+
+} // namespace bulletgpu

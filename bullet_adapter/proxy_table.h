@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/sap/box_store.h"
+
+#include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
+#include <LinearMath/btVector3.h>
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace bulletgpu {
+
+/// The proxy BulletGpu hands to Bullet: Bullet's fields plus the dense slot of its box and
+/// the slots of the proxies it is paired with.
+struct SlotProxy : public btBroadphaseProxy {
+    std::uint32_t slot = 0;              ///< Index of this proxy's box in the BoxStore.
+    bool isGhost = false;                ///< The client is a btGhostObject: pairs update in setAabb.
+    std::vector<std::uint32_t> partners; ///< Slots of the proxies this one is paired with in the cache.
+};
+
+/// Maps Bullet proxies to dense slots of a BoxStore: allocation and reuse of slots,
+/// conversion of btVector3 boxes (float or double Bullet) into the store, and the
+/// per-proxy partner lists that let a proxy's pairs be found in time proportional to
+/// their number. Slot i carries unique id i + 1 while it is live.
+class ProxyTable {
+public:
+    /// Keeps exact double boxes in the store when Bullet is built in double precision.
+    ProxyTable();
+    ~ProxyTable();
+
+    ProxyTable(const ProxyTable&) = delete;
+    ProxyTable& operator=(const ProxyTable&) = delete;
+
+    /// Reserves room for this many proxies.
+    void reserve(std::uint32_t proxies);
+
+    /// Makes a live proxy for a new box in the lowest free slot.
+    SlotProxy* create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group, int mask);
+
+    /// Frees a proxy's slot; its partner list must already be empty.
+    void destroy(SlotProxy* proxy);
+
+    /// Stores a proxy's new box and refreshes its filter from the proxy's fields;
+    /// returns whether anything that affects pairs changed.
+    bool update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
+
+    /// The live proxy in a slot.
+    SlotProxy* proxy(std::uint32_t slot) const { return m_proxies[slot].get(); }
+
+    /// Number of live proxies.
+    std::uint32_t liveCount() const { return m_liveCount; }
+
+    /// The box store the backends read.
+    BoxStore& boxes() { return m_boxes; }
+    /// The box store the backends read.
+    const BoxStore& boxes() const { return m_boxes; }
+
+    /// Frees every slot (only when no proxy is live) so slots and ids start again from 0 and 1.
+    void resetSlots();
+
+    /// Adds b to a's partners and a to b's.
+    void link(std::uint32_t a, std::uint32_t b);
+    /// Removes b from a's partners and a from b's; returns false if they were not linked.
+    bool unlink(std::uint32_t a, std::uint32_t b);
+    /// Whether a and b are linked.
+    bool linked(std::uint32_t a, std::uint32_t b) const;
+
+private:
+    BoxStore m_boxes;
+    std::vector<std::unique_ptr<SlotProxy>> m_proxies; // by slot; kept after a slot is freed for reuse
+    std::vector<std::uint32_t> m_freeSlots;            // min-heap: the lowest free slot is reused first
+    std::uint32_t m_liveCount = 0;
+};
+
+} // namespace bulletgpu

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/host_device.h"
+
+#include <cstdint>
+#include <cstring>
+
+/// Per-element box arithmetic shared by the CPU and CUDA paths.
+
+namespace bulletgpu {
+
+/// Maps a float to an unsigned key whose unsigned order is the float order (-0 and +0 adjacent).
+BULLETGPU_HD std::uint32_t orderedFloatKey(float value) {
+    std::uint32_t bits;
+#if defined(__CUDA_ARCH__)
+    bits = __float_as_uint(value);
+#else
+    std::memcpy(&bits, &value, sizeof(bits));
+#endif
+    return (bits & 0x80000000u) ? ~bits : (bits | 0x80000000u);
+}
+
+/// Inclusive overlap of two intervals: touching counts.
+template <typename Real>
+BULLETGPU_HD bool intervalsOverlap(Real minA, Real maxA, Real minB, Real maxB) {
+    return minA <= maxB && minB <= maxA;
+}
+
+/// True when every bound is a number (infinities allowed) and min <= max on every axis.
+/// Boxes failing this are empty: they overlap nothing (a NaN box, an inverted box).
+template <typename Real>
+BULLETGPU_HD bool isUsableBox(Real minX, Real minY, Real minZ, Real maxX, Real maxY, Real maxZ) {
+    // Written so that any NaN makes a comparison false.
+    return minX <= maxX && minY <= maxY && minZ <= maxZ;
+}
+
+/// Nearest float at or below a double (rounds toward -infinity).
+BULLETGPU_HD float floatBelow(double value) {
+    float f = static_cast<float>(value);
+    if (static_cast<double>(f) > value) {
+#if defined(__CUDA_ARCH__)
+        f = nextafterf(f, -INFINITY);
+#else
+        f = __builtin_nextafterf(f, -__builtin_inff());
+#endif
+    }
+    return f;
+}
+
+/// Nearest float at or above a double (rounds toward +infinity).
+BULLETGPU_HD float floatAbove(double value) {
+    float f = static_cast<float>(value);
+    if (static_cast<double>(f) < value) {
+#if defined(__CUDA_ARCH__)
+        f = nextafterf(f, INFINITY);
+#else
+        f = __builtin_nextafterf(f, __builtin_inff());
+#endif
+    }
+    return f;
+}
+
+/// Canonical key of an unordered pair of slots: lower slot in the high 32 bits.
+BULLETGPU_HD std::uint64_t pairKey(std::uint32_t a, std::uint32_t b) {
+    const std::uint32_t lo = a < b ? a : b;
+    const std::uint32_t hi = a < b ? b : a;
+    return (static_cast<std::uint64_t>(lo) << 32) | hi;
+}
+
+/// Lower slot of a pair key.
+BULLETGPU_HD std::uint32_t pairLow(std::uint64_t key) { return static_cast<std::uint32_t>(key >> 32); }
+
+/// Higher slot of a pair key.
+BULLETGPU_HD std::uint32_t pairHigh(std::uint64_t key) { return static_cast<std::uint32_t>(key); }
+
+/// Bullet's group/mask rule: each side's group meets the other's mask.
+BULLETGPU_HD bool groupsCollide(std::uint32_t groupA, std::uint32_t maskA, std::uint32_t groupB, std::uint32_t maskB) {
+    return (groupA & maskB) != 0 && (groupB & maskA) != 0;
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Zlib
+// The CUDA entry points of a build without the CUDA toolkit.
+#include "kernels/common/cuda_device.h"
+#include "kernels/sap/pair_finder.h"
+
+#include <stdexcept>
+
+namespace bulletgpu {
+
+bool builtWithCuda() { return false; }
+
+CudaDeviceProbe probeCudaDevice(int) {
+    CudaDeviceProbe probe;
+    probe.reason = "BulletGpu was built without the CUDA backend (no CUDA toolkit, or BULLETGPU_CUDA=OFF)";
+    return probe;
+}
+
+std::unique_ptr<PairFinder> createCudaPairFinder(int device) {
+    throw std::runtime_error("bulletgpu: CUDA backend requested for device " + std::to_string(device) + ", but " +
+                             probeCudaDevice(device).reason);
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace bulletgpu {
+
+/// Stable least-significant-digit radix sorts on the host, with 11-bit digits. Passes whose
+/// digit is the same for every key are skipped. Scratch vectors grow once and are reused,
+/// so sorting every frame allocates nothing after the first frames.
+class RadixSorterCpu {
+public:
+    /// Sorts keys[0, count) ascending and applies the same permutation to values.
+    void sortPairs(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values, std::size_t count);
+
+    /// Sorts keys[0, count) ascending, looking only at bits [0, lowBits) and [32, 32 + highBits):
+    /// the other bits must be zero.
+    void sortKeys64(std::vector<std::uint64_t>& keys, std::size_t count, int lowBits, int highBits);
+
+private:
+    std::vector<std::uint32_t> m_keyScratch;
+    std::vector<std::uint32_t> m_valueScratch;
+    std::vector<std::uint64_t> m_key64Scratch;
+};
+
+/// Number of bits needed to write values up to and including maxValue.
+int bitWidth(std::uint32_t maxValue);
+
+} // namespace bulletgpu

@@ -1,0 +1,423 @@
+// SPDX-License-Identifier: Zlib
+#include "kernels/query/box_tree.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <utility>
+
+namespace bulletgpu {
+
+namespace {
+
+constexpr int kMortonBitsPerAxis = 10;
+constexpr std::uint32_t kMortonCells = 1u << kMortonBitsPerAxis;
+constexpr int kRadixBits = 10;
+constexpr int kRadixPasses = 3; // 30 code bits.
+constexpr std::uint32_t kRadixBuckets = 1u << kRadixBits;
+constexpr std::uint32_t kNoParent = 0xffffffffu;
+
+/// Spreads the low 10 bits of v so that two zero bits separate each from the next.
+std::uint32_t spreadBits(std::uint32_t v) {
+    v &= kMortonCells - 1;
+    v = (v | (v << 16)) & 0x030000FFu;
+    v = (v | (v << 8)) & 0x0300F00Fu;
+    v = (v | (v << 4)) & 0x030C30C3u;
+    v = (v | (v << 2)) & 0x09249249u;
+    return v;
+}
+
+/// Morton grid coordinate of x: floor((x - origin) * scale), clamped to the grid.
+std::uint32_t gridCoordinate(float x, double origin, double scale) {
+    const double cell = (static_cast<double>(x) - origin) * scale;
+    return cell >= kMortonCells - 1 ? kMortonCells - 1 : static_cast<std::uint32_t>(cell);
+}
+
+/// Index of the highest set bit of a non-zero value.
+int highestBit(std::uint32_t value) {
+    int bit = 0;
+    while (value >>= 1) ++bit;
+    return bit;
+}
+
+/// Whether [innerLo, innerHi] lies inside [lo, hi] (false when any bound is NaN).
+bool boxContains(const float lo[3], const float hi[3], const float innerLo[3], const float innerHi[3]) {
+    return lo[0] <= innerLo[0] && lo[1] <= innerLo[1] && lo[2] <= innerLo[2] && innerHi[0] <= hi[0] &&
+           innerHi[1] <= hi[1] && innerHi[2] <= hi[2];
+}
+
+/// The store's float box of a slot.
+void slotBox(const BoxStore& boxes, std::uint32_t slot, float lo[3], float hi[3]) {
+    for (int axis = 0; axis < 3; ++axis) {
+        lo[axis] = boxes.minData(axis)[slot];
+        hi[axis] = boxes.maxData(axis)[slot];
+    }
+}
+
+/// Grows [lo, hi] to hold [otherLo, otherHi].
+void unite(float lo[3], float hi[3], const float otherLo[3], const float otherHi[3]) {
+    for (int axis = 0; axis < 3; ++axis) {
+        lo[axis] = std::min(lo[axis], otherLo[axis]);
+        hi[axis] = std::max(hi[axis], otherHi[axis]);
+    }
+}
+
+} // namespace
+
+void BoxTree::onErased(std::uint32_t slot) {
+    if (slot < m_location.size()) detach(slot);
+}
+
+void BoxTree::clear() {
+    m_sideScanned = 0;
+    m_inTreeCount = 0;
+    m_nodes.clear();
+    m_items.clear();
+    m_side.clear();
+    m_huge.clear();
+    m_location.clear();
+    m_leafOf.clear();
+    m_listIndex.clear();
+}
+
+void BoxTree::place(const BoxStore& boxes, std::uint32_t slot) {
+    if (slot >= m_location.size()) {
+        m_location.resize(slot + 1, Untracked);
+        m_leafOf.resize(slot + 1, kNoLeaf);
+        m_listIndex.resize(slot + 1, 0);
+    }
+    if (!boxes.isUsable(slot)) {
+        detach(slot);
+        return;
+    }
+    const Location location = static_cast<Location>(m_location[slot]);
+    if (location == InHugeList) return;
+    if (leafContains(m_leafOf[slot], boxes, slot)) {
+        if (location != InTree) {
+            detach(slot);
+            m_location[slot] = InTree;
+            ++m_inTreeCount;
+        }
+        return;
+    }
+    if (location == InSideList) return;
+    detach(slot);
+    appendToList(m_side, slot, InSideList);
+}
+
+void BoxTree::detach(std::uint32_t slot) {
+    switch (m_location[slot]) {
+        case InTree: --m_inTreeCount; break;
+        case InSideList: removeFromList(m_side, slot); break;
+        case InHugeList: removeFromList(m_huge, slot); break;
+        default: break;
+    }
+    m_location[slot] = Untracked;
+}
+
+void BoxTree::appendToList(std::vector<std::uint32_t>& list, std::uint32_t slot, Location location) {
+    m_listIndex[slot] = static_cast<std::uint32_t>(list.size());
+    m_location[slot] = location;
+    list.push_back(slot);
+}
+
+void BoxTree::removeFromList(std::vector<std::uint32_t>& list, std::uint32_t slot) {
+    const std::uint32_t index = m_listIndex[slot];
+    const std::uint32_t last = list.back();
+    list[index] = last;
+    m_listIndex[last] = index;
+    list.pop_back();
+}
+
+bool BoxTree::leafContains(std::uint32_t leaf, const BoxStore& boxes, std::uint32_t slot) const {
+    if (leaf == kNoLeaf) return false;
+    float lo[3], hi[3];
+    slotBox(boxes, slot, lo, hi);
+    return boxContains(m_nodes[leaf].lo, m_nodes[leaf].hi, lo, hi);
+}
+
+void BoxTree::prepareQuery(const BoxStore& boxes) {
+    if (m_rebuildLazily) {
+        const std::size_t side = m_side.size();
+        const std::size_t tracked = m_inTreeCount + side + m_huge.size();
+        if (side > kMinSideListForRebuild && (side * 8 > tracked || m_sideScanned > kRebuildScanFactor * tracked)) {
+            rebuild(boxes);
+        }
+    }
+    m_sideScanned += m_side.size();
+}
+
+void BoxTree::rebuild(const BoxStore& boxes) {
+    ++m_buildCount;
+    m_sideScanned = 0;
+    m_inTreeCount = 0;
+    const std::size_t slotCount = std::max<std::size_t>(boxes.size(), m_location.size());
+    m_location.assign(slotCount, Untracked);
+    m_leafOf.assign(slotCount, kNoLeaf);
+    m_listIndex.assign(slotCount, 0);
+    m_nodes.clear();
+    m_items.clear();
+    m_side.clear();
+    m_huge.clear();
+    gatherBuildBoxes(boxes);
+    separateWideBoxes();
+    if (m_buildSlots.empty()) return;
+    sortByMortonCode();
+    buildNodes();
+    fitNodeBoxes();
+}
+
+void BoxTree::gatherBuildBoxes(const BoxStore& boxes) {
+    m_buildSlots.clear();
+    m_buildBoxes.clear();
+    for (std::uint32_t slot = 0; slot < boxes.size(); ++slot) {
+        if (!boxes.isUsable(slot)) continue;
+        BuildBox box;
+        slotBox(boxes, slot, box.lo, box.hi);
+        bool finite = true;
+        for (int axis = 0; axis < 3; ++axis) finite = finite && std::isfinite(box.lo[axis]) && std::isfinite(box.hi[axis]);
+        if (finite) {
+            m_buildSlots.push_back(slot);
+            m_buildBoxes.push_back(box);
+        } else {
+            appendToList(m_huge, slot, InHugeList);
+        }
+    }
+}
+
+void BoxTree::separateWideBoxes() {
+    // A box wider than the spread of all box centres covers the whole scene along that axis.
+    // When too many boxes are that wide, scanning them all would cost more than it saves.
+    constexpr std::size_t kWideShareDivisor = 8;
+    constexpr std::size_t kWideAllowance = 64;
+    const std::size_t count = m_buildBoxes.size();
+    float centreLo[3] = {INFINITY, INFINITY, INFINITY};
+    float centreHi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (const BuildBox& box : m_buildBoxes) {
+        for (int axis = 0; axis < 3; ++axis) {
+            centreLo[axis] = std::min(centreLo[axis], box.centre(axis));
+            centreHi[axis] = std::max(centreHi[axis], box.centre(axis));
+        }
+    }
+    float spread = 0.0f;
+    for (int axis = 0; axis < 3 && count > 0; ++axis) spread = std::max(spread, centreHi[axis] - centreLo[axis]);
+    if (!(spread > 0.0f)) return;
+    const auto isWide = [spread](const BuildBox& box) {
+        return box.hi[0] - box.lo[0] > spread || box.hi[1] - box.lo[1] > spread || box.hi[2] - box.lo[2] > spread;
+    };
+    const std::size_t wide = static_cast<std::size_t>(std::count_if(m_buildBoxes.begin(), m_buildBoxes.end(), isWide));
+    if (wide == 0 || wide > count / kWideShareDivisor + kWideAllowance) return;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < count; ++i) {
+        if (isWide(m_buildBoxes[i])) {
+            appendToList(m_huge, m_buildSlots[i], InHugeList);
+        } else {
+            m_buildSlots[kept] = m_buildSlots[i];
+            m_buildBoxes[kept] = m_buildBoxes[i];
+            ++kept;
+        }
+    }
+    m_buildSlots.resize(kept);
+    m_buildBoxes.resize(kept);
+}
+
+void BoxTree::sortByMortonCode() {
+    const std::size_t count = m_buildBoxes.size();
+    double origin[3] = {INFINITY, INFINITY, INFINITY};
+    double top[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (const BuildBox& box : m_buildBoxes) {
+        for (int axis = 0; axis < 3; ++axis) {
+            origin[axis] = std::min(origin[axis], static_cast<double>(box.centre(axis)));
+            top[axis] = std::max(top[axis], static_cast<double>(box.centre(axis)));
+        }
+    }
+    // One cube for all axes, so that cells are cubes and flat scenes split along their wide axes.
+    const double extent = std::max({top[0] - origin[0], top[1] - origin[1], top[2] - origin[2]});
+    const double scale = extent > 0.0 ? kMortonCells / extent : 0.0;
+
+    std::uint32_t histograms[kRadixPasses][kRadixBuckets] = {};
+    m_sortKeys.resize(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        const BuildBox& box = m_buildBoxes[i];
+        const std::uint32_t code = (spreadBits(gridCoordinate(box.centre(0), origin[0], scale)) << 2) |
+                                   (spreadBits(gridCoordinate(box.centre(1), origin[1], scale)) << 1) |
+                                   spreadBits(gridCoordinate(box.centre(2), origin[2], scale));
+        m_sortKeys[i] = (static_cast<std::uint64_t>(code) << 32) | i;
+        for (int pass = 0; pass < kRadixPasses; ++pass) ++histograms[pass][(code >> (pass * kRadixBits)) & (kRadixBuckets - 1)];
+    }
+
+    // Stable least-significant-digit radix sort on the code; equal codes keep build order.
+    m_sortScratch.resize(count);
+    for (int pass = 0; pass < kRadixPasses; ++pass) {
+        const int shift = 32 + pass * kRadixBits;
+        std::uint32_t* histogram = histograms[pass];
+        if (histogram[(m_sortKeys[0] >> shift) & (kRadixBuckets - 1)] == count) continue;
+        std::uint32_t offset = 0;
+        for (std::uint32_t bucket = 0; bucket < kRadixBuckets; ++bucket) {
+            const std::uint32_t bucketSize = histogram[bucket];
+            histogram[bucket] = offset;
+            offset += bucketSize;
+        }
+        for (std::uint64_t key : m_sortKeys) m_sortScratch[histogram[(key >> shift) & (kRadixBuckets - 1)]++] = key;
+        m_sortKeys.swap(m_sortScratch);
+    }
+}
+
+std::uint32_t BoxTree::chooseSplit(std::uint32_t begin, std::uint32_t end) {
+    const std::uint32_t firstCode = static_cast<std::uint32_t>(m_sortKeys[begin] >> 32);
+    const std::uint32_t lastCode = static_cast<std::uint32_t>(m_sortKeys[end - 1] >> 32);
+    if (firstCode != lastCode) {
+        // Split where the highest bit in which the range's codes differ turns to one.
+        const int bit = highestBit(firstCode ^ lastCode);
+        const std::uint64_t splitCode = ((static_cast<std::uint64_t>(firstCode) >> bit) | 1u) << bit;
+        const auto first = m_sortKeys.begin() + begin;
+        const auto split = std::lower_bound(first, m_sortKeys.begin() + end, splitCode << 32);
+        return begin + static_cast<std::uint32_t>(split - first);
+    }
+    // Equal codes: split at the median centre along the axis where the centres spread most.
+    float lo[3] = {INFINITY, INFINITY, INFINITY};
+    float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (std::uint32_t i = begin; i < end; ++i) {
+        const BuildBox& box = m_buildBoxes[static_cast<std::uint32_t>(m_sortKeys[i])];
+        for (int axis = 0; axis < 3; ++axis) {
+            lo[axis] = std::min(lo[axis], box.centre(axis));
+            hi[axis] = std::max(hi[axis], box.centre(axis));
+        }
+    }
+    int axis = 0;
+    for (int other = 1; other < 3; ++other) {
+        if (hi[other] - lo[other] > hi[axis] - lo[axis]) axis = other;
+    }
+    const std::uint32_t middle = begin + (end - begin) / 2;
+    std::nth_element(m_sortKeys.begin() + begin, m_sortKeys.begin() + middle, m_sortKeys.begin() + end,
+                     [this, axis](std::uint64_t a, std::uint64_t b) {
+                         const float centreA = m_buildBoxes[static_cast<std::uint32_t>(a)].centre(axis);
+                         const float centreB = m_buildBoxes[static_cast<std::uint32_t>(b)].centre(axis);
+                         return centreA < centreB || (centreA == centreB && a < b);
+                     });
+    return middle;
+}
+
+void BoxTree::buildNodes() {
+    // Ranges of sorted boxes still to split; each pending one is the right child of a node
+    // on the current path, so there are fewer than kMaxDepth.
+    struct Range {
+        std::uint32_t begin, end, parent;
+    };
+    Range pending[kMaxDepth];
+    int pendingCount = 0;
+    const std::uint32_t count = static_cast<std::uint32_t>(m_sortKeys.size());
+    m_nodes.reserve(2 * static_cast<std::size_t>(count));
+    pending[pendingCount++] = Range{0, count, kNoParent};
+    while (pendingCount > 0) {
+        Range range = pending[--pendingCount];
+        for (;;) {
+            const std::uint32_t index = static_cast<std::uint32_t>(m_nodes.size());
+            m_nodes.push_back(Node{});
+            if (range.parent != kNoParent) m_nodes[range.parent].link = index;
+            if (range.end - range.begin <= kLeafSize) {
+                m_nodes[index].link = range.begin;
+                m_nodes[index].itemCount = range.end - range.begin;
+                break;
+            }
+            const std::uint32_t split = chooseSplit(range.begin, range.end);
+            assert(pendingCount < kMaxDepth);
+            pending[pendingCount++] = Range{split, range.end, index};
+            range = Range{range.begin, split, kNoParent};
+        }
+    }
+}
+
+void BoxTree::fitNodeBoxes() {
+    const std::size_t count = m_sortKeys.size();
+    m_items.resize(count);
+    for (std::size_t i = 0; i < count; ++i) m_items[i] = m_buildSlots[static_cast<std::uint32_t>(m_sortKeys[i])];
+    m_inTreeCount = count;
+    // Children follow their parents, so a backward pass sees children first.
+    for (std::size_t index = m_nodes.size(); index-- > 0;) {
+        Node& node = m_nodes[index];
+        if (node.itemCount == 0) {
+            const Node& left = m_nodes[index + 1];
+            const Node& right = m_nodes[node.link];
+            std::copy(left.lo, left.lo + 3, node.lo);
+            std::copy(left.hi, left.hi + 3, node.hi);
+            unite(node.lo, node.hi, right.lo, right.hi);
+            continue;
+        }
+        for (std::uint32_t item = node.link; item < node.link + node.itemCount; ++item) {
+            const BuildBox& box = m_buildBoxes[static_cast<std::uint32_t>(m_sortKeys[item])];
+            if (item == node.link) {
+                std::copy(box.lo, box.lo + 3, node.lo);
+                std::copy(box.hi, box.hi + 3, node.hi);
+            } else {
+                unite(node.lo, node.hi, box.lo, box.hi);
+            }
+            const std::uint32_t slot = m_items[item];
+            m_leafOf[slot] = static_cast<std::uint32_t>(index);
+            m_location[slot] = InTree;
+        }
+    }
+}
+
+bool BoxTree::validate(const BoxStore& boxes) const {
+    const std::size_t slotCount = m_location.size();
+    if (m_leafOf.size() != slotCount || m_listIndex.size() != slotCount) return false;
+    const auto listIsConsistent = [&](const std::vector<std::uint32_t>& list, Location location) {
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::uint32_t slot = list[i];
+            if (slot >= slotCount || m_location[slot] != location || m_listIndex[slot] != i) return false;
+        }
+        return true;
+    };
+    if (!listIsConsistent(m_side, InSideList) || !listIsConsistent(m_huge, InHugeList)) return false;
+
+    std::vector<std::uint8_t> nodeSeen(m_nodes.size(), 0);
+    std::vector<std::uint8_t> itemSeen(m_items.size(), 0);
+    std::vector<std::pair<std::uint32_t, int>> stack; // Node and depth.
+    if (!m_nodes.empty()) stack.emplace_back(0u, 1);
+    while (!stack.empty()) {
+        const auto [index, depth] = stack.back();
+        stack.pop_back();
+        if (index >= m_nodes.size() || nodeSeen[index] || depth > kMaxDepth) return false;
+        nodeSeen[index] = 1;
+        const Node& node = m_nodes[index];
+        if (!(node.lo[0] <= node.hi[0] && node.lo[1] <= node.hi[1] && node.lo[2] <= node.hi[2])) return false;
+        if (node.itemCount == 0) {
+            const std::uint32_t children[2] = {index + 1, node.link};
+            if (children[1] <= children[0] || children[1] >= m_nodes.size()) return false;
+            for (std::uint32_t child : children) {
+                if (!boxContains(node.lo, node.hi, m_nodes[child].lo, m_nodes[child].hi)) return false;
+                stack.emplace_back(child, depth + 1);
+            }
+            continue;
+        }
+        if (node.itemCount > kLeafSize || node.link > m_items.size() || node.itemCount > m_items.size() - node.link) {
+            return false;
+        }
+        for (std::uint32_t item = node.link; item < node.link + node.itemCount; ++item) {
+            const std::uint32_t slot = m_items[item];
+            if (itemSeen[item] || slot >= slotCount || m_leafOf[slot] != index) return false;
+            itemSeen[item] = 1;
+            if (m_location[slot] == InTree && !(boxes.isUsable(slot) && leafContains(index, boxes, slot))) return false;
+        }
+    }
+    const auto allSet = [](const std::vector<std::uint8_t>& flags) {
+        return std::all_of(flags.begin(), flags.end(), [](std::uint8_t flag) { return flag != 0; });
+    };
+    if (!allSet(nodeSeen) || !allSet(itemSeen)) return false;
+
+    std::size_t inTree = 0;
+    for (std::uint32_t slot = 0; slot < std::max<std::size_t>(slotCount, boxes.size()); ++slot) {
+        const std::uint8_t location = slot < slotCount ? m_location[slot] : Untracked;
+        if ((location != Untracked) != boxes.isUsable(slot)) return false;
+        if (location != InTree) continue;
+        ++inTree;
+        const std::uint32_t leaf = m_leafOf[slot];
+        if (leaf >= m_nodes.size() || m_nodes[leaf].itemCount == 0) return false;
+        const auto first = m_items.begin() + m_nodes[leaf].link;
+        if (std::find(first, first + m_nodes[leaf].itemCount, slot) == first + m_nodes[leaf].itemCount) return false;
+    }
+    return inTree == m_inTreeCount;
+}
+
+} // namespace bulletgpu

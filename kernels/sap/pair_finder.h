@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/sap/box_store.h"
+
+#include <bulletgpu/Backend.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bulletgpu {
+
+/// Pairs that appeared and disappeared in one update, as sorted pair keys (see pairKey()).
+struct PairDeltas {
+    std::vector<std::uint64_t> found; ///< Pairs overlapping now and not at the last update.
+    std::vector<std::uint64_t> lost;  ///< Pairs overlapping at the last update and not now.
+};
+
+/// Per-update counters and timings of a pair finder.
+struct PairFinderStats {
+    std::uint32_t objects = 0;       ///< Live usable boxes swept.
+    std::uint32_t hugeObjects = 0;   ///< Boxes too large for the grid, tested against all others.
+    std::uint32_t cells = 0;         ///< Grid cells across the two non-sweep axes.
+    std::uint32_t entries = 0;       ///< Box-in-cell entries swept.
+    int sweepAxis = 0;               ///< Axis the boxes were sorted on.
+    std::uint64_t candidates = 0;    ///< Box pairs tested on all three axes.
+    std::uint64_t pairs = 0;         ///< Overlapping pairs after the update.
+    double classifyMs = 0;           ///< Grid choice, cell ranges and huge list.
+    double sortMs = 0;               ///< Endpoint sort and bucketing into cells.
+    double sweepMs = 0;              ///< Sweeps and huge-object tests.
+    double diffMs = 0;               ///< Pair-key sort and the difference with the last update.
+    double transferMs = 0;           ///< Host-device copies (CUDA only).
+    bool skipped = false;            ///< Nothing had changed: the last result stood.
+};
+
+/// Finds every overlapping pair of live boxes with sort-based sweep-and-prune over a grid
+/// of cells across the two non-sweep axes, and reports the difference with the last call.
+///
+/// The pair set after update() is exactly the pairs of live, usable boxes that overlap
+/// inclusively on all three axes (touching counts), in exact precision when the store keeps
+/// it, and that pass group/mask when filtering is on. Implementations differ only in where
+/// they run; their results are identical.
+class PairFinder {
+public:
+    virtual ~PairFinder() = default;
+
+    /// The backend this finder runs on (Cpu or Cuda).
+    virtual Backend backend() const = 0;
+
+    /// Recomputes the pair set from the store and writes what changed since the last update.
+    /// Consumes the store's dirty list (the store's clearDirty() is called).
+    virtual void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) = 0;
+
+    /// Records pair changes made outside update() (immediate ghost queries, destroyed proxies,
+    /// pairs the caller refused), so the next update's difference starts from them. Both lists
+    /// sorted; an added pair already present or a removed pair absent is ignored.
+    virtual void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) = 0;
+
+    /// Forgets the pair set (the next update reports every pair as found).
+    virtual void reset() = 0;
+
+    /// Number of pairs after the last update and edits.
+    virtual std::uint64_t pairCount() const = 0;
+
+    /// Counters of the last update.
+    virtual const PairFinderStats& stats() const = 0;
+
+    /// Human-readable description of the device or threads in use.
+    virtual std::string description() const = 0;
+};
+
+/// CPU pair finder on OpenMP threads; threads <= 0 uses OpenMP's default.
+std::unique_ptr<PairFinder> createCpuPairFinder(int threads);
+
+/// CUDA pair finder on the given device. Throws std::runtime_error saying why when the
+/// library was built without CUDA or the device cannot be used.
+std::unique_ptr<PairFinder> createCudaPairFinder(int device);
+
+} // namespace bulletgpu

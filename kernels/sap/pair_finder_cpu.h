@@ -1,0 +1,61 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/radix_sort_cpu.h"
+#include "kernels/sap/pair_finder.h"
+#include "kernels/sap/sap_grid.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace bulletgpu {
+
+/// The CPU backend of PairFinder: OpenMP threads, structure-of-arrays buffers that are
+/// reused from frame to frame (no allocation once sizes have settled).
+class PairFinderCpu final : public PairFinder {
+public:
+    /// threads <= 0 uses OpenMP's default.
+    explicit PairFinderCpu(int threads);
+
+    Backend backend() const override { return Backend::Cpu; }
+    void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) override;
+    void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) override;
+    void reset() override;
+    std::uint64_t pairCount() const override { return m_pairs.size(); }
+    const PairFinderStats& stats() const override { return m_stats; }
+    std::string description() const override;
+
+    /// The current pair set, sorted (for tests and validators).
+    const std::vector<std::uint64_t>& pairs() const { return m_pairs; }
+
+private:
+    /// Sorted endpoints of the boxes that are bucketed into cells, and the huge list.
+    void classifyAndSort(const BoxStore& boxes);
+    /// Copies each sorted box into every cell it covers, keeping the sweep order per cell.
+    void bucketIntoCells(const BoxStore& boxes);
+    /// Sweeps every cell and tests huge boxes against all others, into m_threadPairs.
+    void sweep(const BoxStore& boxes, bool filterGroups);
+    /// Gathers, sorts and diffs the pairs against the last update.
+    void diff(std::uint32_t slotCount, PairDeltas& deltas);
+    bool validate() const;
+
+    int m_threads;
+    SapGrid m_grid;
+    RadixSorterCpu m_sorter;
+    std::vector<std::uint32_t> m_sortKeys;    // ordered-float lower bound on the sweep axis
+    std::vector<std::uint32_t> m_sortedSlots; // slots, in sweep order after the sort
+    std::vector<std::uint32_t> m_hugeSlots;
+    std::vector<std::uint32_t> m_cellStart;   // cellCount + 1 offsets into the entry arrays
+    std::vector<std::uint32_t> m_cellFill;
+    // Box-in-cell entries, grouped by cell and sorted along the sweep axis within a cell.
+    std::vector<float> m_entryMinS, m_entryMaxS, m_entryMinU, m_entryMaxU, m_entryMinV, m_entryMaxV;
+    std::vector<std::uint32_t> m_entrySlot;
+    std::vector<std::vector<std::uint64_t>> m_threadPairs;
+    std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
+    std::vector<std::uint64_t> m_newPairs; // scratch for the next set
+    std::uint64_t m_lastRevision = ~0ull;
+    bool m_lastFilterGroups = false;
+    PairFinderStats m_stats;
+};
+
+} // namespace bulletgpu

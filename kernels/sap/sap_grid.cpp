@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: Zlib
+#include "kernels/sap/sap_grid.h"
+
+#include "kernels/sap/box_store.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+namespace bulletgpu {
+namespace {
+
+constexpr std::uint32_t cSampleSize = 4096;
+/// Boxes with a coordinate beyond this are left out of the statistics (planes, infinities).
+constexpr double cStatisticsLimit = 1e15;
+/// Cell width as a multiple of the median box extent.
+constexpr double cCellsPerExtent = 2.0;
+/// At most this many cells per usable box.
+constexpr double cCellsPerBox = 1.0;
+constexpr std::int32_t cMaxCellsPerAxis = 1 << 15;
+
+double quantile(std::vector<double>& values, double q) {
+    const std::size_t k = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1));
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
+    return values[k];
+}
+
+} // namespace
+
+SapGrid chooseSapGrid(const BoxStore& boxes, std::uint32_t usableCount) {
+    SapGrid grid;
+    if (usableCount < 64) return grid; // one cell: a plain sweep is cheapest
+
+    // Deterministic sample of finite usable boxes.
+    const std::uint32_t slots = boxes.size();
+    const std::uint32_t stride = std::max<std::uint32_t>(1, usableCount / cSampleSize);
+    std::vector<double> centres[3];
+    std::vector<double> extents[3];
+    std::uint32_t seen = 0;
+    for (std::uint32_t slot = 0; slot < slots; ++slot) {
+        if (!boxes.isUsable(slot)) continue;
+        if (seen++ % stride != 0) continue;
+        bool finite = true;
+        for (int axis = 0; axis < 3 && finite; ++axis) {
+            finite = std::fabs(boxes.minData(axis)[slot]) < cStatisticsLimit &&
+                     std::fabs(boxes.maxData(axis)[slot]) < cStatisticsLimit;
+        }
+        if (!finite) continue;
+        for (int axis = 0; axis < 3; ++axis) {
+            const double lo = boxes.minData(axis)[slot];
+            const double hi = boxes.maxData(axis)[slot];
+            centres[axis].push_back(0.5 * (lo + hi));
+            extents[axis].push_back(hi - lo);
+        }
+    }
+    if (centres[0].size() < 16) return grid;
+
+    double low[3], high[3], medianExtent[3];
+    for (int axis = 0; axis < 3; ++axis) {
+        low[axis] = quantile(centres[axis], 0.01);
+        high[axis] = quantile(centres[axis], 0.99);
+        medianExtent[axis] = quantile(extents[axis], 0.5);
+    }
+    int sweep = 0;
+    for (int axis = 1; axis < 3; ++axis) {
+        if (high[axis] - low[axis] > high[sweep] - low[sweep]) sweep = axis;
+    }
+    grid.sweepAxis = sweep;
+    grid.uAxis = (sweep + 1) % 3;
+    grid.vAxis = (sweep + 2) % 3;
+
+    // Cell widths: a couple of median extents, widened evenly until the cell count is bounded.
+    const double rangeU = high[grid.uAxis] - low[grid.uAxis];
+    const double rangeV = high[grid.vAxis] - low[grid.vAxis];
+    const double floorWidth = 1e-6 * std::max({rangeU, rangeV, 1e-30});
+    double cellU = std::max(cCellsPerExtent * medianExtent[grid.uAxis], floorWidth);
+    double cellV = std::max(cCellsPerExtent * medianExtent[grid.vAxis], floorWidth);
+    const double maxCells = std::max(1.0, cCellsPerBox * usableCount);
+    const double cells = std::max(1.0, rangeU / cellU) * std::max(1.0, rangeV / cellV);
+    if (cells > maxCells) {
+        const double scale = std::sqrt(cells / maxCells);
+        cellU *= scale;
+        cellV *= scale;
+    }
+    auto countCells = [](double range, double width) {
+        const double n = std::floor(range / width) + 1.0;
+        return static_cast<std::int32_t>(std::clamp(n, 1.0, static_cast<double>(cMaxCellsPerAxis)));
+    };
+    grid.cellsU = countCells(rangeU, cellU);
+    grid.cellsV = countCells(rangeV, cellV);
+    grid.originU = static_cast<float>(low[grid.uAxis]);
+    grid.originV = static_cast<float>(low[grid.vAxis]);
+    grid.inverseCellU = grid.cellsU > 1 ? static_cast<float>(1.0 / cellU) : 0.0f;
+    grid.inverseCellV = grid.cellsV > 1 ? static_cast<float>(1.0 / cellV) : 0.0f;
+    return grid;
+}
+
+} // namespace bulletgpu

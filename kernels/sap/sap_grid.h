@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/host_device.h"
+
+#include <cstdint>
+
+namespace bulletgpu {
+
+class BoxStore;
+
+/// The subdivision that bounds sweep-and-prune candidates: boxes are sorted along the
+/// sweep axis and bucketed into a grid of cells across the two other axes (u, v), as
+/// Liu et al. 2010 and Avril et al. 2014 do. Cells at the border extend to infinity, so
+/// every box lands in the cells it overlaps, however far out it is.
+struct SapGrid {
+    int sweepAxis = 0;       ///< Axis boxes are sorted and swept along.
+    int uAxis = 1;           ///< First grid axis.
+    int vAxis = 2;           ///< Second grid axis.
+    float originU = 0;       ///< Lower edge of cell column 0 on the u axis.
+    float originV = 0;       ///< Lower edge of cell row 0 on the v axis.
+    float inverseCellU = 0;  ///< 1 / cell width on the u axis (0 for one column).
+    float inverseCellV = 0;  ///< 1 / cell width on the v axis (0 for one row).
+    std::int32_t cellsU = 1; ///< Number of cell columns.
+    std::int32_t cellsV = 1; ///< Number of cell rows.
+    std::int32_t hugeSpan = 8; ///< Boxes spanning more cells than this on u or v go to the huge list.
+
+    /// Total number of cells.
+    BULLETGPU_HD std::uint32_t cellCount() const { return static_cast<std::uint32_t>(cellsU) * cellsV; }
+};
+
+/// Chooses the sweep axis (largest spread of box centres) and the cell grid (about twice the
+/// median box extent, capped so there are at most about as many cells as boxes) from a
+/// deterministic sample of the store's usable boxes. Backends call it on the host so that
+/// they all sweep the same grid.
+SapGrid chooseSapGrid(const BoxStore& boxes, std::uint32_t usableCount);
+
+/// Column or row of a coordinate: floor((x - origin) / cell), clamped to [0, cells - 1].
+/// Monotone in x, NaN-safe, and safe for infinities.
+BULLETGPU_HD std::int32_t sapCellCoordinate(float x, float origin, float inverseCell, std::int32_t cells) {
+    const float t = (x - origin) * inverseCell;
+    if (!(t >= 1.0f)) return 0; // also NaN
+    if (t >= static_cast<float>(cells)) return cells - 1;
+    const std::int32_t c = static_cast<std::int32_t>(t);
+    return c < cells ? c : cells - 1;
+}
+
+/// Range of cells a box covers on the grid.
+struct SapCellRange {
+    std::int32_t u0, u1, v0, v1; ///< Inclusive column and row ranges.
+
+    /// Number of cells in the range.
+    BULLETGPU_HD std::uint32_t count() const { return static_cast<std::uint32_t>(u1 - u0 + 1) * (v1 - v0 + 1); }
+};
+
+/// The cells a box with these u and v bounds covers.
+BULLETGPU_HD SapCellRange sapCellRange(const SapGrid& grid, float minU, float maxU, float minV, float maxV) {
+    SapCellRange r;
+    r.u0 = sapCellCoordinate(minU, grid.originU, grid.inverseCellU, grid.cellsU);
+    r.u1 = sapCellCoordinate(maxU, grid.originU, grid.inverseCellU, grid.cellsU);
+    r.v0 = sapCellCoordinate(minV, grid.originV, grid.inverseCellV, grid.cellsV);
+    r.v1 = sapCellCoordinate(maxV, grid.originV, grid.inverseCellV, grid.cellsV);
+    return r;
+}
+
+/// Whether a box covering this range is swept against every box instead of bucketed.
+BULLETGPU_HD bool sapIsHuge(const SapGrid& grid, const SapCellRange& r) {
+    return r.u1 - r.u0 >= grid.hugeSpan || r.v1 - r.v0 >= grid.hugeSpan;
+}
+
+/// Cell index of a column and row.
+BULLETGPU_HD std::uint32_t sapCellIndex(const SapGrid& grid, std::int32_t u, std::int32_t v) {
+    return static_cast<std::uint32_t>(v) * static_cast<std::uint32_t>(grid.cellsU) + static_cast<std::uint32_t>(u);
+}
+
+/// The one cell that reports a pair of overlapping boxes: the cell holding the larger of the
+/// two lower bounds on u and on v. Both boxes cover it, so exactly one cell reports the pair.
+BULLETGPU_HD std::uint32_t sapReferenceCell(const SapGrid& grid, float minUA, float minVA, float minUB, float minVB) {
+    const float u = minUA > minUB ? minUA : minUB;
+    const float v = minVA > minVB ? minVA : minVB;
+    return sapCellIndex(grid, sapCellCoordinate(u, grid.originU, grid.inverseCellU, grid.cellsU),
+                        sapCellCoordinate(v, grid.originV, grid.inverseCellV, grid.cellsV));
+}
+
+} // namespace bulletgpu

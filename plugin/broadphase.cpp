@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: Zlib
+#include <bulletgpu/Broadphase.h>
+
+#include "bullet_adapter/proxy_table.h"
+#include "kernels/query/box_tree.h"
+#include "plugin/backend_choice.h"
+#include "plugin/pair_cache_sync.h"
+
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <limits>
+#include <stdexcept>
+
+namespace bulletgpu {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+void toDoubles(const btVector3& v, double out[3]) {
+    out[0] = static_cast<double>(v.getX());
+    out[1] = static_cast<double>(v.getY());
+    out[2] = static_cast<double>(v.getZ());
+}
+
+btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
+    if (cache != nullptr && cache->hasDeferredRemoval()) {
+        throw std::runtime_error("bulletgpu: the pair cache must remove pairs immediately (hasDeferredRemoval() == "
+                                 "false), e.g. a btHashedOverlappingPairCache");
+    }
+    return cache;
+}
+
+} // namespace
+
+struct Broadphase::Impl {
+    explicit Impl(const BroadphaseConfig& config)
+        : config(config),
+          ownedCache(config.pairCache == nullptr ? new btHashedOverlappingPairCache() : nullptr),
+          cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
+          sync(table, *cache) {
+        BackendChoice choice = chooseBackend(config);
+        finder = std::move(choice.finder);
+        if (config.logBackendChoice) logLine(choice.reason);
+        table.reserve(config.initialCapacity);
+    }
+
+    /// Replaces a failed CUDA finder by a CPU finder that starts from the cache's pairs.
+    void fallBackToCpu(const std::exception& error) {
+        logLine(std::string("the CUDA backend failed, continuing on the CPU: ") + error.what());
+        finder = createCpuPairFinder(config.threads);
+        sync.clearEdits();
+        finder->applyEdits(sync.currentPairs(), {});
+    }
+
+    /// Brings a ghost's pairs up to date with its box at once.
+    void refreshGhostPairs(SlotProxy& proxy, btDispatcher* dispatcher) {
+        ghostPartners.clear();
+        if (table.boxes().isUsable(proxy.slot)) {
+            double lo[3], hi[3];
+            toDoubles(proxy.m_aabbMin, lo);
+            toDoubles(proxy.m_aabbMax, hi);
+            tree.queryBox(table.boxes(), lo, hi, [&](std::uint32_t slot) {
+                if (slot != proxy.slot && table.boxes().overlapExact(slot, proxy.slot)) ghostPartners.push_back(slot);
+            });
+            std::sort(ghostPartners.begin(), ghostPartners.end());
+        }
+        sync.setPairsOf(proxy, ghostPartners, dispatcher);
+    }
+
+    BroadphaseConfig config;
+    std::unique_ptr<btOverlappingPairCache> ownedCache;
+    btOverlappingPairCache* cache;
+    ProxyTable table;
+    PairCacheSync sync;
+    BoxTree tree;
+    std::unique_ptr<PairFinder> finder;
+    PairDeltas deltas;
+    std::vector<std::uint32_t> ghostPartners;
+    double lastUpdateMs = 0;
+    double lastSyncMs = 0;
+};
+
+Broadphase::Broadphase(const BroadphaseConfig& config) : m_impl(std::make_unique<Impl>(config)) {}
+
+Broadphase::~Broadphase() = default;
+
+Backend Broadphase::backend() const { return m_impl->finder->backend(); }
+
+int Broadphase::proxyCount() const { return static_cast<int>(m_impl->table.liveCount()); }
+
+btBroadphaseProxy* Broadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int /*shapeType*/,
+                                           void* userPtr, int collisionFilterGroup, int collisionFilterMask,
+                                           btDispatcher* /*dispatcher*/) {
+    SlotProxy* proxy = m_impl->table.create(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
+    m_impl->tree.onInserted(m_impl->table.boxes(), proxy->slot);
+    return proxy;
+}
+
+void Broadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
+    auto* slotProxy = static_cast<SlotProxy*>(proxy);
+    m_impl->sync.removePairsOf(*slotProxy, dispatcher);
+    m_impl->tree.onErased(slotProxy->slot);
+    m_impl->table.destroy(slotProxy);
+}
+
+void Broadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
+                         btDispatcher* dispatcher) {
+    auto* slotProxy = static_cast<SlotProxy*>(proxy);
+    if (m_impl->table.update(slotProxy, aabbMin, aabbMax)) m_impl->tree.onChanged(m_impl->table.boxes(), slotProxy->slot);
+    if (slotProxy->isGhost) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
+}
+
+void Broadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {
+    aabbMin = proxy->m_aabbMin;
+    aabbMax = proxy->m_aabbMax;
+}
+
+void Broadphase::rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
+                         const btVector3& aabbMin, const btVector3& aabbMax) {
+    double from[3], to[3], castMin[3], castMax[3];
+    toDoubles(rayFrom, from);
+    toDoubles(rayTo, to);
+    toDoubles(aabbMin, castMin);
+    toDoubles(aabbMax, castMax);
+    ProxyTable& table = m_impl->table;
+    m_impl->tree.queryRay(table.boxes(), from, to, castMin, castMax,
+                          [&](std::uint32_t slot) { rayCallback.process(table.proxy(slot)); });
+}
+
+void Broadphase::aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) {
+    double lo[3], hi[3];
+    toDoubles(aabbMin, lo);
+    toDoubles(aabbMax, hi);
+    ProxyTable& table = m_impl->table;
+    m_impl->tree.queryBox(table.boxes(), lo, hi, [&](std::uint32_t slot) { callback.process(table.proxy(slot)); });
+}
+
+void Broadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
+    Impl& impl = *m_impl;
+    const auto start = Clock::now();
+    const bool filterGroups = impl.cache->getOverlapFilterCallback() == nullptr;
+    impl.sync.flushEdits(*impl.finder);
+    try {
+        impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
+    } catch (const std::exception& error) {
+        if (impl.finder->backend() != Backend::Cuda) throw;
+        impl.fallBackToCpu(error);
+        impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
+    }
+    impl.lastUpdateMs = millisecondsSince(start);
+    const auto syncStart = Clock::now();
+    impl.sync.applyDeltas(impl.deltas, dispatcher);
+    impl.lastSyncMs = millisecondsSince(syncStart);
+}
+
+btOverlappingPairCache* Broadphase::getOverlappingPairCache() { return m_impl->cache; }
+
+const btOverlappingPairCache* Broadphase::getOverlappingPairCache() const { return m_impl->cache; }
+
+void Broadphase::getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const {
+    const ProxyTable& table = m_impl->table;
+    bool any = false;
+    for (std::uint32_t slot = 0; slot < table.boxes().size(); ++slot) {
+        if (!table.boxes().isUsable(slot)) continue;
+        const SlotProxy* proxy = table.proxy(slot);
+        if (!any) {
+            aabbMin = proxy->m_aabbMin;
+            aabbMax = proxy->m_aabbMax;
+            any = true;
+        } else {
+            aabbMin.setMin(proxy->m_aabbMin);
+            aabbMax.setMax(proxy->m_aabbMax);
+        }
+    }
+    if (!any) aabbMin = aabbMax = btVector3(0, 0, 0);
+}
+
+void Broadphase::resetPool(btDispatcher* /*dispatcher*/) {
+    Impl& impl = *m_impl;
+    if (impl.table.liveCount() != 0) return; // like btDbvtBroadphase: only an empty broadphase resets
+    impl.table.resetSlots();
+    impl.finder->reset();
+    impl.sync.clearEdits();
+    impl.tree.clear();
+}
+
+void Broadphase::printStats() {
+    const Impl& impl = *m_impl;
+    const PairFinderStats& s = impl.finder->stats();
+    std::printf("bulletgpu::Broadphase: backend %s (%s)\n", toString(impl.finder->backend()),
+                impl.finder->description().c_str());
+    std::printf("  proxies %u, pairs %llu, huge %u, sweep axis %d, cells %u, entries %u, candidates %llu\n",
+                impl.table.liveCount(), static_cast<unsigned long long>(impl.sync.pairCount()), s.hugeObjects,
+                s.sweepAxis, s.cells, s.entries, static_cast<unsigned long long>(s.candidates));
+    std::printf("  last update %.3f ms%s: classify %.3f, sort %.3f, sweep %.3f, diff %.3f, transfer %.3f; "
+                "cache sync %.3f ms (%zu found, %zu lost)\n",
+                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.classifyMs, s.sortMs, s.sweepMs, s.diffMs,
+                s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include <bulletgpu/Backend.h>
+
+#include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
+
+#include <cstdint>
+#include <memory>
+
+class btOverlappingPairCache;
+
+namespace bulletgpu {
+
+/// Settings of a Broadphase, fixed at construction.
+struct BroadphaseConfig {
+    /// Which backend runs the pair search. BULLETGPU_BACKEND=cpu|cuda|auto overrides Auto.
+    Backend backend = Backend::Auto;
+    /// CPU threads for the CPU backend and host-side work; 0 uses OpenMP's default.
+    int threads = 0;
+    /// CUDA device for the CUDA backend.
+    int cudaDevice = 0;
+    /// Proxies to reserve room for up front (grows on demand).
+    std::uint32_t initialCapacity = 1024;
+    /// Pair cache to fill; null makes the broadphase own a btHashedOverlappingPairCache.
+    /// It must remove pairs immediately (hasDeferredRemoval() == false).
+    btOverlappingPairCache* pairCache = nullptr;
+    /// Print the one line that says which backend Auto chose and why.
+    bool logBackendChoice = true;
+};
+
+/// A drop-in btBroadphaseInterface: replace `new btDbvtBroadphase()` with `new bulletgpu::Broadphase()`.
+///
+/// After calculateOverlappingPairs() the pair cache holds exactly the pairs of live proxies
+/// whose last AABBs overlap inclusively on all three axes and pass the filter (group/mask,
+/// or the installed btOverlapFilterCallback alone). Pair changes reach the cache as
+/// removals then additions through the dispatcher, so persisting pairs keep their
+/// collision algorithm and manifold. A NaN or inverted AABB overlaps nothing.
+class Broadphase final : public btBroadphaseInterface {
+public:
+    /// Builds the broadphase on the configured backend. Throws std::runtime_error when
+    /// Backend::Cuda is asked for and no CUDA device can be used.
+    explicit Broadphase(const BroadphaseConfig& config = {});
+    ~Broadphase() override;
+
+    Broadphase(const Broadphase&) = delete;
+    Broadphase& operator=(const Broadphase&) = delete;
+
+    /// The backend in use (Cpu or Cuda, never Auto).
+    Backend backend() const;
+
+    // btBroadphaseInterface; see Bullet's btBroadphaseInterface.h for the contract of each.
+    btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
+                                   int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
+    void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
+    void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
+                 btDispatcher* dispatcher) override;
+    void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override;
+    void rayTest(const btVector3& rayFrom, const btVector3& rayTo, btBroadphaseRayCallback& rayCallback,
+                 const btVector3& aabbMin = btVector3(0, 0, 0), const btVector3& aabbMax = btVector3(0, 0, 0)) override;
+    void aabbTest(const btVector3& aabbMin, const btVector3& aabbMax, btBroadphaseAabbCallback& callback) override;
+    void calculateOverlappingPairs(btDispatcher* dispatcher) override;
+    btOverlappingPairCache* getOverlappingPairCache() override;
+    const btOverlappingPairCache* getOverlappingPairCache() const override;
+    void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override;
+    void resetPool(btDispatcher* dispatcher) override;
+    void printStats() override;
+
+    /// Number of live proxies.
+    int proxyCount() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl;
+};
+
+} // namespace bulletgpu

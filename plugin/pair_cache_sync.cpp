@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: Zlib
+#include "plugin/pair_cache_sync.h"
+
+#include "kernels/common/aabb_ops.h"
+
+#include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace bulletgpu {
+
+PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache) : m_table(table), m_cache(cache) {}
+
+void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b, bool recordEdit) {
+    SlotProxy* pa = m_table.proxy(a);
+    SlotProxy* pb = m_table.proxy(b);
+    assert(!m_table.linked(a, b));
+    if (m_cache.addOverlappingPair(pa, pb) == nullptr) {
+        // Refused by the cache's filter: the finder must forget it, so it is offered again.
+        if (!recordEdit) m_edits[pairKey(a, b)] = false;
+        return;
+    }
+    m_table.link(a, b);
+    ++m_pairCount;
+    if (recordEdit) m_edits[pairKey(a, b)] = true;
+}
+
+void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* dispatcher, bool recordEdit) {
+    if (!m_table.unlink(a, b)) return;
+    m_cache.removeOverlappingPair(m_table.proxy(a), m_table.proxy(b), dispatcher);
+    --m_pairCount;
+    if (recordEdit) m_edits[pairKey(a, b)] = false;
+}
+
+void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatcher) {
+    for (std::uint64_t key : deltas.lost) removePair(pairLow(key), pairHigh(key), dispatcher, false);
+    for (std::uint64_t key : deltas.found) addPair(pairLow(key), pairHigh(key), false);
+}
+
+void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {
+    m_scratch = proxy.partners;
+    std::sort(m_scratch.begin(), m_scratch.end());
+    for (std::uint32_t other : m_scratch) removePair(proxy.slot, other, dispatcher, true);
+}
+
+void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t>& partners, btDispatcher* dispatcher) {
+    m_scratch = proxy.partners;
+    std::sort(m_scratch.begin(), m_scratch.end());
+    // Removals first, then additions, each in slot order.
+    auto next = partners.begin();
+    for (std::uint32_t other : m_scratch) {
+        next = std::lower_bound(next, partners.end(), other);
+        if (next == partners.end() || *next != other) removePair(proxy.slot, other, dispatcher, true);
+    }
+    for (std::uint32_t other : partners) {
+        if (!std::binary_search(m_scratch.begin(), m_scratch.end(), other)) addPair(proxy.slot, other, true);
+    }
+}
+
+void PairCacheSync::flushEdits(PairFinder& finder) {
+    if (m_edits.empty()) return;
+    m_editAdded.clear();
+    m_editRemoved.clear();
+    for (const auto& [key, present] : m_edits) (present ? m_editAdded : m_editRemoved).push_back(key);
+    std::sort(m_editAdded.begin(), m_editAdded.end());
+    std::sort(m_editRemoved.begin(), m_editRemoved.end());
+    finder.applyEdits(m_editAdded, m_editRemoved);
+    m_edits.clear();
+}
+
+std::vector<std::uint64_t> PairCacheSync::currentPairs() const {
+    std::vector<std::uint64_t> pairs;
+    pairs.reserve(m_pairCount);
+    for (std::uint32_t slot = 0; slot < m_table.boxes().size(); ++slot) {
+        if (!m_table.boxes().isLive(slot)) continue;
+        for (std::uint32_t other : m_table.proxy(slot)->partners) {
+            if (slot < other) pairs.push_back(pairKey(slot, other));
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+} // namespace bulletgpu

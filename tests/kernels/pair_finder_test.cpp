@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Zlib
+#include "kernels/reference/brute_force.h"
+#include "kernels/sap/pair_finder_cpu.h"
+#include "support/random_scenes.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <limits>
+
+using namespace bulletgpu;
+using namespace bulletgpu::test;
+
+namespace {
+
+constexpr double cInf = std::numeric_limits<double>::infinity();
+constexpr double cNaN = std::numeric_limits<double>::quiet_NaN();
+
+/// Runs one update and checks the finder's set and deltas against brute force.
+void updateAndCheck(PairFinderCpu& finder, BoxStore& store, bool filterGroups, std::vector<std::uint64_t>& previous) {
+    PairDeltas deltas;
+    finder.update(store, filterGroups, deltas);
+    const std::vector<std::uint64_t> expected = bruteForcePairs(store, filterGroups);
+    REQUIRE(finder.pairs() == expected);
+    std::vector<std::uint64_t> found, lost;
+    std::set_difference(expected.begin(), expected.end(), previous.begin(), previous.end(), std::back_inserter(found));
+    std::set_difference(previous.begin(), previous.end(), expected.begin(), expected.end(), std::back_inserter(lost));
+    REQUIRE(deltas.found == found);
+    REQUIRE(deltas.lost == lost);
+    previous = expected;
+}
+
+void insert(BoxStore& store, std::uint32_t slot, const TestBox& b, std::uint32_t group = 1, std::uint32_t mask = ~0u) {
+    store.insert(slot, b.min, b.max, group, mask);
+}
+
+TestBox makeBox(double x0, double y0, double z0, double x1, double y1, double z1) {
+    return TestBox{{x0, y0, z0}, {x1, y1, z1}};
+}
+
+} // namespace
+
+TEST_CASE("PairFinderCpu: random scenes equal brute force under churn", "[sap]") {
+    const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
+    const std::size_t n = GENERATE(0, 1, 2, 100, 1000, 5000);
+    const bool exact = GENERATE(false, true);
+    CAPTURE(sceneName(kind), n, exact);
+    SceneGenerator generator(static_cast<std::uint32_t>(n * 31 + static_cast<int>(kind)));
+    std::vector<TestBox> boxes = generator.scene(kind, n);
+    BoxStore store(exact);
+    for (std::uint32_t i = 0; i < n; ++i) insert(store, i, boxes[i]);
+    PairFinderCpu finder(2);
+    std::vector<std::uint64_t> previous;
+    updateAndCheck(finder, store, true, previous);
+
+    for (int frame = 0; frame < 6; ++frame) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            if (!store.isLive(i)) continue;
+            generator.jitter(boxes[i], 0.05);
+            store.update(i, boxes[i].min, boxes[i].max);
+        }
+        if (n > 2) {
+            // Churn: destroy a few, create a few (reusing slots), teleport a few.
+            for (int k = 0; k < 3; ++k) {
+                const std::uint32_t slot = generator.below(static_cast<std::uint32_t>(n));
+                if (store.isLive(slot)) {
+                    store.erase(slot);
+                } else {
+                    boxes[slot] = generator.box(kind, n);
+                    insert(store, slot, boxes[slot]);
+                }
+                const std::uint32_t teleported = generator.below(static_cast<std::uint32_t>(n));
+                if (store.isLive(teleported)) {
+                    boxes[teleported] = generator.box(kind, n);
+                    store.update(teleported, boxes[teleported].min, boxes[teleported].max);
+                }
+            }
+        }
+        updateAndCheck(finder, store, true, previous);
+    }
+}
+
+TEST_CASE("PairFinderCpu: 20,000 boxes equal brute force", "[sap][large]") {
+    SceneGenerator generator(20000);
+    const auto boxes = generator.scene(SceneKind::Uniform, 20000);
+    BoxStore store;
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i]);
+    PairFinderCpu finder(2);
+    std::vector<std::uint64_t> previous;
+    updateAndCheck(finder, store, true, previous);
+    CHECK(finder.stats().cells > 1);
+}
+
+TEST_CASE("PairFinderCpu: group and mask filtering", "[sap]") {
+    SceneGenerator generator(5);
+    const auto boxes = generator.scene(SceneKind::Uniform, 2000);
+    BoxStore store;
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i], 1u << (i % 3), (i % 2) ? ~0u : 3u);
+    PairFinderCpu finder(2);
+    std::vector<std::uint64_t> previous;
+    updateAndCheck(finder, store, true, previous);
+    // Turning filtering off must recompute even though no box changed.
+    const auto filtered = finder.pairs().size();
+    updateAndCheck(finder, store, false, previous);
+    CHECK(finder.pairs().size() > filtered);
+}
+
+TEST_CASE("PairFinderCpu: named edge cases", "[sap]") {
+    BoxStore store(GENERATE(false, true));
+    PairFinderCpu finder(2);
+    std::vector<std::uint64_t> previous;
+    SceneGenerator generator(3);
+    auto crowd = generator.scene(SceneKind::Uniform, 300); // enough boxes for a real grid
+    std::uint32_t slot = 0;
+    for (const auto& b : crowd) insert(store, slot++, b);
+
+    SECTION("1. touching faces, edges and corners pair") {
+        insert(store, slot++, makeBox(100, 100, 100, 101, 101, 101));
+        insert(store, slot++, makeBox(101, 100, 100, 102, 101, 101)); // face
+        insert(store, slot++, makeBox(101, 101, 100, 102, 102, 101)); // edge
+        insert(store, slot++, makeBox(101, 101, 101, 102, 102, 102)); // corner
+        insert(store, slot++, makeBox(101.0001, 100, 100, 102, 101, 101)); // gap
+    }
+    SECTION("2. zero-size boxes") {
+        insert(store, slot++, makeBox(5, 5, 5, 5, 5, 5));
+        insert(store, slot++, makeBox(5, 5, 5, 5, 5, 5));
+        insert(store, slot++, makeBox(4, 4, 4, 5, 5, 5));
+    }
+    SECTION("3. identical boxes") {
+        for (int i = 0; i < 50; ++i) insert(store, slot++, makeBox(7, 7, 7, 8, 8, 8));
+    }
+    SECTION("4. huge boxes: planes at +-1e18 pair with everything they touch and each other") {
+        insert(store, slot++, makeBox(-1e18, -1e18, -1e18, 1e18, 0, 1e18));
+        insert(store, slot++, makeBox(-1e18, -1e18, -1e18, 1e18, 1e18, 1e18));
+        insert(store, slot++, makeBox(-1e30, 3, -1e30, 1e30, 4, 1e30));
+    }
+    SECTION("5. infinities behave as numbers") {
+        insert(store, slot++, makeBox(-cInf, -cInf, -cInf, cInf, cInf, cInf));
+        insert(store, slot++, makeBox(-cInf, 0, 0, 0, 1, 1));
+        insert(store, slot++, makeBox(cInf, cInf, cInf, cInf, cInf, cInf));
+    }
+    SECTION("6. NaN and inverted boxes overlap nothing") {
+        insert(store, slot++, makeBox(cNaN, 0, 0, 1, 1, 1));
+        insert(store, slot++, makeBox(0, 0, 0, 1, cNaN, 1));
+        insert(store, slot++, makeBox(cNaN, cNaN, cNaN, cNaN, cNaN, cNaN));
+        insert(store, slot++, makeBox(3, 3, 3, 2, 4, 4));
+    }
+    SECTION("7. far outliers") {
+        insert(store, slot++, makeBox(1e12, 1e12, 1e12, 1e12 + 1, 1e12 + 1, 1e12 + 1));
+        insert(store, slot++, makeBox(1e12, 1e12, 1e12, 1e12 + 1, 1e12 + 1, 1e12 + 1));
+        insert(store, slot++, makeBox(-5e9, 0, 0, -5e9 + 1, 1, 1));
+    }
+    SECTION("8. gaps below float precision are decided exactly") {
+        insert(store, slot++, makeBox(1, 1, 1, 1.0000000001, 2, 2));
+        insert(store, slot++, makeBox(1.0000000002, 1, 1, 3, 2, 2));  // separate in double, touching in float
+        insert(store, slot++, makeBox(1.0000000001, 1, 1, 3, 2, 2));  // exactly touching in double
+    }
+    updateAndCheck(finder, store, true, previous);
+    // Removing everything leaves no pairs.
+    for (std::uint32_t s = 0; s < store.size(); ++s) {
+        if (store.isLive(s)) store.erase(s);
+    }
+    updateAndCheck(finder, store, true, previous);
+    CHECK(finder.pairs().empty());
+}
+
+TEST_CASE("PairFinderCpu: nothing changed skips the work", "[sap]") {
+    SceneGenerator generator(9);
+    const auto boxes = generator.scene(SceneKind::Uniform, 500);
+    BoxStore store;
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i]);
+    PairFinderCpu finder(1);
+    PairDeltas deltas;
+    finder.update(store, true, deltas);
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) store.update(i, boxes[i].min, boxes[i].max);
+    finder.update(store, true, deltas);
+    CHECK(finder.stats().skipped);
+    CHECK(deltas.found.empty());
+    CHECK(deltas.lost.empty());
+}
+
+TEST_CASE("PairFinderCpu: edits shift the starting point of the next difference", "[sap]") {
+    BoxStore store;
+    insert(store, 0, makeBox(0, 0, 0, 1, 1, 1));
+    insert(store, 1, makeBox(0.5, 0.5, 0.5, 2, 2, 2));
+    insert(store, 2, makeBox(10, 10, 10, 11, 11, 11));
+    PairFinderCpu finder(1);
+    PairDeltas deltas;
+    finder.update(store, true, deltas);
+    REQUIRE(deltas.found == std::vector<std::uint64_t>{pairKey(0, 1)});
+    // The caller refused pair (0,1) and recorded (1,2) from elsewhere.
+    finder.applyEdits({pairKey(1, 2)}, {pairKey(0, 1)});
+    finder.update(store, true, deltas);
+    CHECK(deltas.found == std::vector<std::uint64_t>{pairKey(0, 1)});
+    CHECK(deltas.lost == std::vector<std::uint64_t>{pairKey(1, 2)});
+}

@@ -1,0 +1,3 @@
+// SPDX-License-Identifier: Zlib
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>

@@ -28,7 +28,7 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     const Backend requested = requestedBackend(config);
     if (requested == Backend::Cpu) {
         choice.finder = createCpuPairFinder(config.threads);
-        choice.reason = "using the " + choice.finder->description() + " backend, as requested";
+        choice.reason = choice.finder->description() + ", as requested";
         return choice;
     }
     const CudaDeviceProbe probe = probeCudaDevice(config.cudaDevice);
@@ -37,23 +37,22 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
             throw std::runtime_error("bulletgpu: Backend::Cuda requested, but " + probe.reason);
         }
         choice.finder = createCudaPairFinder(config.cudaDevice);
-        choice.reason = "using the CUDA backend on " + probe.name + ", as requested";
+        choice.reason = choice.finder->description() + ", as requested";
         return choice;
     }
     if (probe.usable) {
         try {
             choice.finder = createCudaPairFinder(config.cudaDevice);
-            choice.reason = "using the CUDA backend on " + probe.name;
+            choice.reason = choice.finder->description() + ": a CUDA device is usable";
             return choice;
         } catch (const std::exception& error) {
             choice.finder = createCpuPairFinder(config.threads);
-            choice.reason = "using the " + choice.finder->description() + " backend: the CUDA device failed (" +
-                            error.what() + ")";
+            choice.reason = choice.finder->description() + ": the CUDA device failed (" + error.what() + ")";
             return choice;
         }
     }
     choice.finder = createCpuPairFinder(config.threads);
-    choice.reason = "using the " + choice.finder->description() + " backend: " + probe.reason;
+    choice.reason = choice.finder->description() + ": " + probe.reason;
     return choice;
 }
 

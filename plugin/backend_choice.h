@@ -13,7 +13,7 @@ namespace bulletgpu {
 /// A pair finder on the chosen backend and the one line that says why it was chosen.
 struct BackendChoice {
     std::unique_ptr<PairFinder> finder; ///< The finder to use.
-    std::string reason;                 ///< "using the CUDA backend on ..." or "using the CPU backend: ...".
+    std::string reason;                 ///< The backend and why, e.g. "CPU backend, 2 OpenMP threads: <why not CUDA>".
 };
 
 /// The backend a config asks for after BULLETGPU_BACKEND (cpu|cuda|auto) has overridden Auto.

@@ -194,8 +194,7 @@ void Broadphase::resetPool(btDispatcher* /*dispatcher*/) {
 void Broadphase::printStats() {
     const Impl& impl = *m_impl;
     const PairFinderStats& s = impl.finder->stats();
-    std::printf("bulletgpu::Broadphase: backend %s (%s)\n", toString(impl.finder->backend()),
-                impl.finder->description().c_str());
+    std::printf("bulletgpu::Broadphase: %s\n", impl.finder->description().c_str());
     std::printf("  proxies %u, pairs %llu, huge %u, sweep axis %d, cells %u, entries %u, candidates %llu\n",
                 impl.table.liveCount(), static_cast<unsigned long long>(impl.sync.pairCount()), s.hugeObjects,
                 s.sweepAxis, s.cells, s.entries, static_cast<unsigned long long>(s.candidates));

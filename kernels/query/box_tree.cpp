@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cfloat>
 #include <cmath>
 #include <utility>
 
@@ -27,10 +28,10 @@ std::uint32_t spreadBits(std::uint32_t v) {
     return v;
 }
 
-/// Morton grid coordinate of x: floor((x - origin) * scale), clamped to the grid.
-std::uint32_t gridCoordinate(float x, double origin, double scale) {
-    const double cell = (static_cast<double>(x) - origin) * scale;
-    return cell >= kMortonCells - 1 ? kMortonCells - 1 : static_cast<std::uint32_t>(cell);
+/// Morton grid coordinate of x >= origin: floor((x - origin) * scale), clamped to the grid.
+std::uint32_t gridCoordinate(float x, float origin, float scale) {
+    const float cell = (x - origin) * scale;
+    return cell < static_cast<float>(kMortonCells - 1) ? static_cast<std::uint32_t>(cell) : kMortonCells - 1;
 }
 
 /// Index of the highest set bit of a non-zero value.
@@ -44,22 +45,6 @@ int highestBit(std::uint32_t value) {
 bool boxContains(const float lo[3], const float hi[3], const float innerLo[3], const float innerHi[3]) {
     return lo[0] <= innerLo[0] && lo[1] <= innerLo[1] && lo[2] <= innerLo[2] && innerHi[0] <= hi[0] &&
            innerHi[1] <= hi[1] && innerHi[2] <= hi[2];
-}
-
-/// The store's float box of a slot.
-void slotBox(const BoxStore& boxes, std::uint32_t slot, float lo[3], float hi[3]) {
-    for (int axis = 0; axis < 3; ++axis) {
-        lo[axis] = boxes.minData(axis)[slot];
-        hi[axis] = boxes.maxData(axis)[slot];
-    }
-}
-
-/// Grows [lo, hi] to hold [otherLo, otherHi].
-void unite(float lo[3], float hi[3], const float otherLo[3], const float otherHi[3]) {
-    for (int axis = 0; axis < 3; ++axis) {
-        lo[axis] = std::min(lo[axis], otherLo[axis]);
-        hi[axis] = std::max(hi[axis], otherHi[axis]);
-    }
 }
 
 } // namespace
@@ -106,12 +91,10 @@ void BoxTree::place(const BoxStore& boxes, std::uint32_t slot) {
 }
 
 void BoxTree::detach(std::uint32_t slot) {
-    switch (m_location[slot]) {
-        case InTree: --m_inTreeCount; break;
-        case InSideList: removeFromList(m_side, slot); break;
-        case InHugeList: removeFromList(m_huge, slot); break;
-        default: break;
-    }
+    const std::uint8_t location = m_location[slot];
+    if (location == InTree) --m_inTreeCount;
+    if (location == InSideList) removeFromList(m_side, slot);
+    if (location == InHugeList) removeFromList(m_huge, slot);
     m_location[slot] = Untracked;
 }
 
@@ -131,8 +114,8 @@ void BoxTree::removeFromList(std::vector<std::uint32_t>& list, std::uint32_t slo
 
 bool BoxTree::leafContains(std::uint32_t leaf, const BoxStore& boxes, std::uint32_t slot) const {
     if (leaf == kNoLeaf) return false;
-    float lo[3], hi[3];
-    slotBox(boxes, slot, lo, hi);
+    const float lo[3] = {boxes.minData(0)[slot], boxes.minData(1)[slot], boxes.minData(2)[slot]};
+    const float hi[3] = {boxes.maxData(0)[slot], boxes.maxData(1)[slot], boxes.maxData(2)[slot]};
     return boxContains(m_nodes[leaf].lo, m_nodes[leaf].hi, lo, hi);
 }
 
@@ -140,7 +123,8 @@ void BoxTree::prepareQuery(const BoxStore& boxes) {
     if (m_rebuildLazily) {
         const std::size_t side = m_side.size();
         const std::size_t tracked = m_inTreeCount + side + m_huge.size();
-        if (side > kMinSideListForRebuild && (side * 8 > tracked || m_sideScanned > kRebuildScanFactor * tracked)) {
+        if (side > kMinSideListForRebuild &&
+            (side * kSideListShareDivisor > tracked || m_sideScanned > kRebuildScanFactor * tracked)) {
             rebuild(boxes);
         }
     }
@@ -159,94 +143,97 @@ void BoxTree::rebuild(const BoxStore& boxes) {
     m_items.clear();
     m_side.clear();
     m_huge.clear();
-    gatherBuildBoxes(boxes);
-    separateWideBoxes();
-    if (m_buildSlots.empty()) return;
-    sortByMortonCode();
+    const BuildBounds bounds = gatherBuildBoxes(boxes);
+    separateWideBoxes(bounds);
+    if (m_buildBoxes.empty()) return;
+    sortByMortonCode(bounds);
     buildNodes();
     fitNodeBoxes();
 }
 
-void BoxTree::gatherBuildBoxes(const BoxStore& boxes) {
-    m_buildSlots.clear();
-    m_buildBoxes.clear();
+BoxTree::BuildBounds BoxTree::gatherBuildBoxes(const BoxStore& boxes) {
+    float centreLo[3] = {INFINITY, INFINITY, INFINITY};
+    float centreHi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    float widestExtent = 0.0f;
+    const std::uint8_t* state = boxes.stateData();
+    const float* lo[3] = {boxes.minData(0), boxes.minData(1), boxes.minData(2)};
+    const float* hi[3] = {boxes.maxData(0), boxes.maxData(1), boxes.maxData(2)};
+    m_buildBoxes.resize(boxes.size());
+    std::size_t count = 0;
     for (std::uint32_t slot = 0; slot < boxes.size(); ++slot) {
-        if (!boxes.isUsable(slot)) continue;
-        BuildBox box;
-        slotBox(boxes, slot, box.lo, box.hi);
+        if (state[slot] != BoxStore::Live) continue;
+        BuildBox& box = m_buildBoxes[count]; // Filled in place; kept only when count grows.
         bool finite = true;
-        for (int axis = 0; axis < 3; ++axis) finite = finite && std::isfinite(box.lo[axis]) && std::isfinite(box.hi[axis]);
-        if (finite) {
-            m_buildSlots.push_back(slot);
-            m_buildBoxes.push_back(box);
-        } else {
-            appendToList(m_huge, slot, InHugeList);
+        for (int axis = 0; axis < 3; ++axis) {
+            box.lo[axis] = lo[axis][slot];
+            box.hi[axis] = hi[axis][slot];
+            finite = finite && std::isfinite(box.lo[axis]) && std::isfinite(box.hi[axis]);
         }
+        if (!isUsableBox(box.lo[0], box.lo[1], box.lo[2], box.hi[0], box.hi[1], box.hi[2])) continue;
+        if (!finite) {
+            appendToList(m_huge, slot, InHugeList);
+            continue;
+        }
+        box.slot = slot;
+        m_location[slot] = InTree;
+        for (int axis = 0; axis < 3; ++axis) {
+            centreLo[axis] = std::min(centreLo[axis], box.centre(axis));
+            centreHi[axis] = std::max(centreHi[axis], box.centre(axis));
+            widestExtent = std::max(widestExtent, box.hi[axis] - box.lo[axis]);
+        }
+        ++count;
     }
+    m_buildBoxes.resize(count);
+    return BuildBounds{{centreLo[0], centreLo[1], centreLo[2]}, {centreHi[0], centreHi[1], centreHi[2]}, widestExtent};
 }
 
-void BoxTree::separateWideBoxes() {
+void BoxTree::separateWideBoxes(const BuildBounds& bounds) {
     // A box wider than the spread of all box centres covers the whole scene along that axis.
     // When too many boxes are that wide, scanning them all would cost more than it saves.
     constexpr std::size_t kWideShareDivisor = 8;
     constexpr std::size_t kWideAllowance = 64;
-    const std::size_t count = m_buildBoxes.size();
-    float centreLo[3] = {INFINITY, INFINITY, INFINITY};
-    float centreHi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (const BuildBox& box : m_buildBoxes) {
-        for (int axis = 0; axis < 3; ++axis) {
-            centreLo[axis] = std::min(centreLo[axis], box.centre(axis));
-            centreHi[axis] = std::max(centreHi[axis], box.centre(axis));
-        }
-    }
     float spread = 0.0f;
-    for (int axis = 0; axis < 3 && count > 0; ++axis) spread = std::max(spread, centreHi[axis] - centreLo[axis]);
-    if (!(spread > 0.0f)) return;
+    for (int axis = 0; axis < 3; ++axis) spread = std::max(spread, bounds.centreHi[axis] - bounds.centreLo[axis]);
+    if (!(spread > 0.0f && bounds.widestExtent > spread)) return;
     const auto isWide = [spread](const BuildBox& box) {
         return box.hi[0] - box.lo[0] > spread || box.hi[1] - box.lo[1] > spread || box.hi[2] - box.lo[2] > spread;
     };
+    const std::size_t count = m_buildBoxes.size();
     const std::size_t wide = static_cast<std::size_t>(std::count_if(m_buildBoxes.begin(), m_buildBoxes.end(), isWide));
-    if (wide == 0 || wide > count / kWideShareDivisor + kWideAllowance) return;
+    if (wide > count / kWideShareDivisor + kWideAllowance) return;
     std::size_t kept = 0;
-    for (std::size_t i = 0; i < count; ++i) {
-        if (isWide(m_buildBoxes[i])) {
-            appendToList(m_huge, m_buildSlots[i], InHugeList);
+    for (const BuildBox& box : m_buildBoxes) {
+        if (isWide(box)) {
+            appendToList(m_huge, box.slot, InHugeList);
         } else {
-            m_buildSlots[kept] = m_buildSlots[i];
-            m_buildBoxes[kept] = m_buildBoxes[i];
-            ++kept;
+            m_buildBoxes[kept++] = box;
         }
     }
-    m_buildSlots.resize(kept);
     m_buildBoxes.resize(kept);
 }
 
-void BoxTree::sortByMortonCode() {
-    const std::size_t count = m_buildBoxes.size();
-    double origin[3] = {INFINITY, INFINITY, INFINITY};
-    double top[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (const BuildBox& box : m_buildBoxes) {
-        for (int axis = 0; axis < 3; ++axis) {
-            origin[axis] = std::min(origin[axis], static_cast<double>(box.centre(axis)));
-            top[axis] = std::max(top[axis], static_cast<double>(box.centre(axis)));
-        }
-    }
+void BoxTree::sortByMortonCode(const BuildBounds& bounds) {
     // One cube for all axes, so that cells are cubes and flat scenes split along their wide axes.
-    const double extent = std::max({top[0] - origin[0], top[1] - origin[1], top[2] - origin[2]});
-    const double scale = extent > 0.0 ? kMortonCells / extent : 0.0;
-
+    double extent = 0.0;
+    for (int axis = 0; axis < 3; ++axis) {
+        extent = std::max(extent, static_cast<double>(bounds.centreHi[axis]) - bounds.centreLo[axis]);
+    }
+    const float scale = extent > 0.0 ? static_cast<float>(std::min<double>(kMortonCells / extent, FLT_MAX)) : 0.0f;
+    const std::size_t count = m_buildBoxes.size();
     std::uint32_t histograms[kRadixPasses][kRadixBuckets] = {};
     m_sortKeys.resize(count);
     for (std::size_t i = 0; i < count; ++i) {
         const BuildBox& box = m_buildBoxes[i];
-        const std::uint32_t code = (spreadBits(gridCoordinate(box.centre(0), origin[0], scale)) << 2) |
-                                   (spreadBits(gridCoordinate(box.centre(1), origin[1], scale)) << 1) |
-                                   spreadBits(gridCoordinate(box.centre(2), origin[2], scale));
+        std::uint32_t code = 0;
+        for (int axis = 0; axis < 3; ++axis) {
+            code |= spreadBits(gridCoordinate(box.centre(axis), bounds.centreLo[axis], scale)) << (2 - axis);
+        }
         m_sortKeys[i] = (static_cast<std::uint64_t>(code) << 32) | i;
-        for (int pass = 0; pass < kRadixPasses; ++pass) ++histograms[pass][(code >> (pass * kRadixBits)) & (kRadixBuckets - 1)];
+        for (int pass = 0; pass < kRadixPasses; ++pass)
+            ++histograms[pass][(code >> (pass * kRadixBits)) & (kRadixBuckets - 1)];
     }
 
-    // Stable least-significant-digit radix sort on the code; equal codes keep build order.
+    // Stable least-significant-digit radix sort on the code; equal codes keep gathering order.
     m_sortScratch.resize(count);
     for (int pass = 0; pass < kRadixPasses; ++pass) {
         const int shift = 32 + pass * kRadixBits;
@@ -261,6 +248,8 @@ void BoxTree::sortByMortonCode() {
         for (std::uint64_t key : m_sortKeys) m_sortScratch[histogram[(key >> shift) & (kRadixBuckets - 1)]++] = key;
         m_sortKeys.swap(m_sortScratch);
     }
+    m_sortedBoxes.resize(count);
+    for (std::size_t i = 0; i < count; ++i) m_sortedBoxes[i] = m_buildBoxes[static_cast<std::uint32_t>(m_sortKeys[i])];
 }
 
 std::uint32_t BoxTree::chooseSplit(std::uint32_t begin, std::uint32_t end) {
@@ -275,13 +264,13 @@ std::uint32_t BoxTree::chooseSplit(std::uint32_t begin, std::uint32_t end) {
         return begin + static_cast<std::uint32_t>(split - first);
     }
     // Equal codes: split at the median centre along the axis where the centres spread most.
+    // Reordering boxes of equal codes keeps the codes of the positions valid.
     float lo[3] = {INFINITY, INFINITY, INFINITY};
     float hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (std::uint32_t i = begin; i < end; ++i) {
-        const BuildBox& box = m_buildBoxes[static_cast<std::uint32_t>(m_sortKeys[i])];
         for (int axis = 0; axis < 3; ++axis) {
-            lo[axis] = std::min(lo[axis], box.centre(axis));
-            hi[axis] = std::max(hi[axis], box.centre(axis));
+            lo[axis] = std::min(lo[axis], m_sortedBoxes[i].centre(axis));
+            hi[axis] = std::max(hi[axis], m_sortedBoxes[i].centre(axis));
         }
     }
     int axis = 0;
@@ -289,11 +278,10 @@ std::uint32_t BoxTree::chooseSplit(std::uint32_t begin, std::uint32_t end) {
         if (hi[other] - lo[other] > hi[axis] - lo[axis]) axis = other;
     }
     const std::uint32_t middle = begin + (end - begin) / 2;
-    std::nth_element(m_sortKeys.begin() + begin, m_sortKeys.begin() + middle, m_sortKeys.begin() + end,
-                     [this, axis](std::uint64_t a, std::uint64_t b) {
-                         const float centreA = m_buildBoxes[static_cast<std::uint32_t>(a)].centre(axis);
-                         const float centreB = m_buildBoxes[static_cast<std::uint32_t>(b)].centre(axis);
-                         return centreA < centreB || (centreA == centreB && a < b);
+    std::nth_element(m_sortedBoxes.begin() + begin, m_sortedBoxes.begin() + middle, m_sortedBoxes.begin() + end,
+                     [axis](const BuildBox& a, const BuildBox& b) {
+                         return a.centre(axis) < b.centre(axis) ||
+                                (a.centre(axis) == b.centre(axis) && a.slot < b.slot);
                      });
     return middle;
 }
@@ -306,7 +294,7 @@ void BoxTree::buildNodes() {
     };
     Range pending[kMaxDepth];
     int pendingCount = 0;
-    const std::uint32_t count = static_cast<std::uint32_t>(m_sortKeys.size());
+    const std::uint32_t count = static_cast<std::uint32_t>(m_sortedBoxes.size());
     m_nodes.reserve(2 * static_cast<std::size_t>(count));
     pending[pendingCount++] = Range{0, count, kNoParent};
     while (pendingCount > 0) {
@@ -329,32 +317,30 @@ void BoxTree::buildNodes() {
 }
 
 void BoxTree::fitNodeBoxes() {
-    const std::size_t count = m_sortKeys.size();
-    m_items.resize(count);
-    for (std::size_t i = 0; i < count; ++i) m_items[i] = m_buildSlots[static_cast<std::uint32_t>(m_sortKeys[i])];
-    m_inTreeCount = count;
+    m_items.resize(m_sortedBoxes.size());
+    m_inTreeCount = m_sortedBoxes.size();
     // Children follow their parents, so a backward pass sees children first.
     for (std::size_t index = m_nodes.size(); index-- > 0;) {
         Node& node = m_nodes[index];
         if (node.itemCount == 0) {
             const Node& left = m_nodes[index + 1];
             const Node& right = m_nodes[node.link];
-            std::copy(left.lo, left.lo + 3, node.lo);
-            std::copy(left.hi, left.hi + 3, node.hi);
-            unite(node.lo, node.hi, right.lo, right.hi);
+            for (int axis = 0; axis < 3; ++axis) {
+                node.lo[axis] = std::min(left.lo[axis], right.lo[axis]);
+                node.hi[axis] = std::max(left.hi[axis], right.hi[axis]);
+            }
             continue;
         }
+        std::copy(m_sortedBoxes[node.link].lo, m_sortedBoxes[node.link].lo + 3, node.lo);
+        std::copy(m_sortedBoxes[node.link].hi, m_sortedBoxes[node.link].hi + 3, node.hi);
         for (std::uint32_t item = node.link; item < node.link + node.itemCount; ++item) {
-            const BuildBox& box = m_buildBoxes[static_cast<std::uint32_t>(m_sortKeys[item])];
-            if (item == node.link) {
-                std::copy(box.lo, box.lo + 3, node.lo);
-                std::copy(box.hi, box.hi + 3, node.hi);
-            } else {
-                unite(node.lo, node.hi, box.lo, box.hi);
+            const BuildBox& box = m_sortedBoxes[item];
+            for (int axis = 0; axis < 3; ++axis) {
+                node.lo[axis] = std::min(node.lo[axis], box.lo[axis]);
+                node.hi[axis] = std::max(node.hi[axis], box.hi[axis]);
             }
-            const std::uint32_t slot = m_items[item];
-            m_leafOf[slot] = static_cast<std::uint32_t>(index);
-            m_location[slot] = InTree;
+            m_items[item] = box.slot;
+            m_leafOf[box.slot] = static_cast<std::uint32_t>(index);
         }
     }
 }
@@ -362,19 +348,19 @@ void BoxTree::fitNodeBoxes() {
 bool BoxTree::validate(const BoxStore& boxes) const {
     const std::size_t slotCount = m_location.size();
     if (m_leafOf.size() != slotCount || m_listIndex.size() != slotCount) return false;
-    const auto listIsConsistent = [&](const std::vector<std::uint32_t>& list, Location location) {
-        for (std::size_t i = 0; i < list.size(); ++i) {
-            const std::uint32_t slot = list[i];
+    for (const auto& [list, location] : {std::make_pair(&m_side, InSideList), std::make_pair(&m_huge, InHugeList)}) {
+        for (std::size_t i = 0; i < list->size(); ++i) {
+            const std::uint32_t slot = (*list)[i];
             if (slot >= slotCount || m_location[slot] != location || m_listIndex[slot] != i) return false;
         }
-        return true;
-    };
-    if (!listIsConsistent(m_side, InSideList) || !listIsConsistent(m_huge, InHugeList)) return false;
-
+    }
+    // Every node and every slot of the items reached once from the root; in-tree boxes inside their leaf.
     std::vector<std::uint8_t> nodeSeen(m_nodes.size(), 0);
-    std::vector<std::uint8_t> itemSeen(m_items.size(), 0);
+    std::vector<std::uint8_t> slotSeen(slotCount, 0);
     std::vector<std::pair<std::uint32_t, int>> stack; // Node and depth.
     if (!m_nodes.empty()) stack.emplace_back(0u, 1);
+    std::size_t itemsSeen = 0;
+    std::size_t inTreeItems = 0;
     while (!stack.empty()) {
         const auto [index, depth] = stack.back();
         stack.pop_back();
@@ -394,30 +380,26 @@ bool BoxTree::validate(const BoxStore& boxes) const {
         if (node.itemCount > kLeafSize || node.link > m_items.size() || node.itemCount > m_items.size() - node.link) {
             return false;
         }
+        itemsSeen += node.itemCount;
         for (std::uint32_t item = node.link; item < node.link + node.itemCount; ++item) {
             const std::uint32_t slot = m_items[item];
-            if (itemSeen[item] || slot >= slotCount || m_leafOf[slot] != index) return false;
-            itemSeen[item] = 1;
-            if (m_location[slot] == InTree && !(boxes.isUsable(slot) && leafContains(index, boxes, slot))) return false;
+            if (slot >= slotCount || slotSeen[slot] || m_leafOf[slot] != index) return false;
+            slotSeen[slot] = 1;
+            if (m_location[slot] != InTree) continue;
+            ++inTreeItems;
+            if (!(boxes.isUsable(slot) && leafContains(index, boxes, slot))) return false;
         }
     }
-    const auto allSet = [](const std::vector<std::uint8_t>& flags) {
-        return std::all_of(flags.begin(), flags.end(), [](std::uint8_t flag) { return flag != 0; });
-    };
-    if (!allSet(nodeSeen) || !allSet(itemSeen)) return false;
-
-    std::size_t inTree = 0;
+    const auto isSet = [](std::uint8_t flag) { return flag != 0; };
+    if (!std::all_of(nodeSeen.begin(), nodeSeen.end(), isSet) || itemsSeen != m_items.size()) return false;
+    // Exactly the live usable slots are tracked, and the in-tree ones are all in leaves.
+    std::size_t inTreeSlots = 0;
     for (std::uint32_t slot = 0; slot < std::max<std::size_t>(slotCount, boxes.size()); ++slot) {
-        const std::uint8_t location = slot < slotCount ? m_location[slot] : Untracked;
+        const std::uint8_t location = slot < slotCount ? m_location[slot] : std::uint8_t{Untracked};
         if ((location != Untracked) != boxes.isUsable(slot)) return false;
-        if (location != InTree) continue;
-        ++inTree;
-        const std::uint32_t leaf = m_leafOf[slot];
-        if (leaf >= m_nodes.size() || m_nodes[leaf].itemCount == 0) return false;
-        const auto first = m_items.begin() + m_nodes[leaf].link;
-        if (std::find(first, first + m_nodes[leaf].itemCount, slot) == first + m_nodes[leaf].itemCount) return false;
+        if (location == InTree) ++inTreeSlots;
     }
-    return inTree == m_inTreeCount;
+    return inTreeSlots == m_inTreeCount && inTreeItems == m_inTreeCount;
 }
 
 } // namespace bulletgpu

@@ -4,6 +4,7 @@
 #include "kernels/common/aabb_ops.h"
 #include "kernels/sap/box_store.h"
 
+#include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,35 +19,36 @@ namespace bulletgpu {
 /// for a plain ray), touching included.
 ///
 /// The slab test runs in double. The grown bounds are rounded outward, and the entry and exit
-/// parameters are widened by a relative 4 epsilon plus the smallest normal double, which
-/// covers the few roundings of each parameter (Ize, "Robust BVH Ray Traversal", 2013). So
-/// the test never misses a box that exact arithmetic says the segment meets; it may accept
-/// boxes a few ulps away. Axes along which the segment does not move are containment tests
-/// (no 0 * inf). A query with a NaN meets nothing; one with an infinite coordinate, or whose
-/// direction overflows, meets everything.
+/// parameters are widened by a relative 4 epsilon plus the smallest normal double, more than
+/// the four roundings of each parameter (Ize, "Robust BVH Ray Traversal", 2013). So the test
+/// never misses a box that exact arithmetic says the segment meets; it may accept boxes a few
+/// ulps away. Along an axis where the segment does not move, or moves by less than 2^-1000
+/// or more than 2^1000 (an infinite end included), the test only asks that the segment's
+/// extent on that axis overlaps the box's: still conservative, and never 0 * inf. A query
+/// with a NaN meets nothing; one with an infinite cast box meets everything.
 class SegmentBoxTest {
 public:
     /// Prepares the test of the segment from→to swept by the box [castMin, castMax].
     SegmentBoxTest(const double from[3], const double to[3], const double castMin[3], const double castMax[3]) {
         for (int axis = 0; axis < 3; ++axis) {
+            const double direction = to[axis] - from[axis];
             m_from[axis] = from[axis];
-            m_direction[axis] = to[axis] - from[axis];
+            m_segmentLo[axis] = from[axis] < to[axis] ? from[axis] : to[axis];
+            m_segmentHi[axis] = from[axis] < to[axis] ? to[axis] : from[axis];
+            m_usesSlab[axis] = std::fabs(direction) >= kSlabMinDirection && std::fabs(direction) <= kSlabMaxDirection;
+            m_inverseDirection[axis] = m_usesSlab[axis] ? 1.0 / direction : 0.0;
             m_castMin[axis] = castMin[axis];
             m_castMax[axis] = castMax[axis];
-            const double inputs[4] = {from[axis], to[axis], castMin[axis], castMax[axis]};
-            for (double value : inputs) {
-                if (std::isnan(value)) m_meetsNothing = true;
-                if (std::isinf(value)) m_meetsEverything = true;
+            if (std::isnan(from[axis]) || std::isnan(to[axis]) || std::isnan(castMin[axis]) ||
+                std::isnan(castMax[axis])) {
+                m_meetsNothing = true;
             }
-            if (std::isinf(m_direction[axis])) m_meetsEverything = true;
+            if (std::isinf(castMin[axis]) || std::isinf(castMax[axis])) m_meetsEverything = true;
         }
     }
 
     /// Whether the query has a NaN coordinate: it meets no box.
     bool meetsNothing() const { return m_meetsNothing; }
-
-    /// Whether the query cannot be tested in finite arithmetic: every box counts as met.
-    bool meetsEverything() const { return m_meetsEverything && !m_meetsNothing; }
 
     /// True whenever the swept segment meets the float box [lo, hi] in exact arithmetic.
     bool mayMeet(const float lo[3], const float hi[3]) const {
@@ -57,16 +59,15 @@ public:
         for (int axis = 0; axis < 3; ++axis) {
             const double low = roundedDown(static_cast<double>(lo[axis]) - m_castMax[axis], kEpsilon);
             const double high = roundedUp(static_cast<double>(hi[axis]) - m_castMin[axis], kEpsilon);
-            const double direction = m_direction[axis];
-            if (direction == 0.0) {
-                if (!(low <= m_from[axis] && m_from[axis] <= high)) return false;
+            if (!m_usesSlab[axis]) {
+                if (!(low <= m_segmentHi[axis] && m_segmentLo[axis] <= high)) return false;
                 continue;
             }
-            // The signs of the differences are exact, so infinite bounds give infinite parameters
-            // on the right side, and the division never sees 0 / 0 or inf / inf.
-            double tLow = (low - m_from[axis]) / direction;
-            double tHigh = (high - m_from[axis]) / direction;
-            if (direction < 0.0) {
+            // The signs of the differences are exact and the inverse is a normal number, so
+            // infinite bounds give infinite parameters on the right side and never NaN.
+            double tLow = (low - m_from[axis]) * m_inverseDirection[axis];
+            double tHigh = (high - m_from[axis]) * m_inverseDirection[axis];
+            if (m_inverseDirection[axis] < 0.0) {
                 const double swapped = tLow;
                 tLow = tHigh;
                 tHigh = swapped;
@@ -81,17 +82,26 @@ public:
 private:
     static constexpr double kEpsilon = std::numeric_limits<double>::epsilon();
     static constexpr double kParameterSlack = 4.0 * kEpsilon;
+    static constexpr double kSlabMinDirection = 0x1p-1000; // 1 / direction stays a normal number
+    static constexpr double kSlabMaxDirection = 0x1p+1000; // within this range.
 
-    /// A value at least one ulp below x (x itself when x is subnormal, zero or infinite).
-    static double roundedDown(double x, double relative) { return x > 0.0 ? x * (1.0 - relative) : x * (1.0 + relative); }
+    /// x lowered by the relative amount, at least one ulp when x is normal (x itself when it is
+    /// subnormal, zero or infinite).
+    static double roundedDown(double x, double relative) {
+        return x > 0.0 ? x * (1.0 - relative) : x * (1.0 + relative);
+    }
 
-    /// A value at least one ulp above x (x itself when x is subnormal, zero or infinite).
+    /// x raised by the relative amount, at least one ulp when x is normal (x itself when it is
+    /// subnormal, zero or infinite).
     static double roundedUp(double x, double relative) { return x > 0.0 ? x * (1.0 + relative) : x * (1.0 - relative); }
 
     double m_from[3];
-    double m_direction[3];
+    double m_segmentLo[3];
+    double m_segmentHi[3];
+    double m_inverseDirection[3];
     double m_castMin[3];
     double m_castMax[3];
+    bool m_usesSlab[3];
     bool m_meetsNothing = false;
     bool m_meetsEverything = false;
 };
@@ -103,28 +113,32 @@ private:
 /// code bit (Karras 2012), or at the median centre along its widest axis when all codes in
 /// the range are equal (clusters, identical boxes). Leaves hold up to kLeafSize boxes; node
 /// boxes are float unions of the store's outward-rounded float boxes, so they are
-/// conservative. Boxes with an infinite bound, or wider than the spread of all box centres,
-/// go to a huge list that every query scans, so a ground plane does not widen the tree.
+/// conservative. Boxes with an infinite bound, or wider than the spread of all box centres
+/// (unless more than an eighth of the boxes are), go to a huge list that every query scans,
+/// so that a ground plane does not widen the tree.
 ///
 /// Between builds the owner reports every change right after making it in the store. A box
 /// that still fits in the float box of its leaf stays in the tree; any other new or moved box
 /// goes to a side list that queries scan, so a box is found as soon as it is inserted.
-/// Queries rebuild first when the side list holds more than max(64, tracked / 8) boxes, or
-/// when the side-list scans since the last build add up to kRebuildScanFactor times the
-/// number of boxes (a build costs about as much as that many scanned boxes).
+/// Queries rebuild first when the side list holds more than kMinSideListForRebuild boxes and
+/// either more than an eighth of all boxes or, summed over the queries since the last build,
+/// more than kRebuildScanFactor times all boxes (a build costs about that many box scans).
 ///
 /// Queries visit each slot at most once, in an order that depends only on the sequence of
-/// calls, and allocate nothing. Visitors must not change the tree or the store.
+/// calls, and allocate nothing unless a rebuild falls due. Visitors must not change the tree
+/// or the store.
 class BoxTree {
 public:
     /// Most boxes in one leaf.
     static constexpr std::uint32_t kLeafSize = 4;
     /// Side lists up to this long never cause a rebuild.
     static constexpr std::size_t kMinSideListForRebuild = 64;
+    /// A rebuild is due once the side list holds more than the boxes / kSideListShareDivisor.
+    static constexpr std::size_t kSideListShareDivisor = 8;
     /// A rebuild is due once the side-list scans add up to this many times the box count.
     static constexpr std::size_t kRebuildScanFactor = 4;
-    /// Bound on the depth of any leaf (30 Morton levels plus 32 median levels), and the size of
-    /// the traversal stack.
+    /// Bound on the depth of any node (the root, 30 Morton levels, and at most 30 median levels
+    /// for 2^32 boxes), and the size of the traversal stack.
     static constexpr int kMaxDepth = 64;
 
     /// rebuildLazily: queries rebuild when the side list grows too long; when false, only
@@ -172,13 +186,14 @@ public:
         const SegmentBoxTest segment(from, to, castMin, castMax);
         if (segment.meetsNothing()) return;
         prepareQuery(boxes);
-        forEachCandidate([&](const Node& node) { return segment.mayMeet(node.lo, node.hi); },
-                         [&](std::uint32_t slot) {
-                             if (!boxes.isUsable(slot)) return;
-                             const float lo[3] = {boxes.minData(0)[slot], boxes.minData(1)[slot], boxes.minData(2)[slot]};
-                             const float hi[3] = {boxes.maxData(0)[slot], boxes.maxData(1)[slot], boxes.maxData(2)[slot]};
-                             if (segment.mayMeet(lo, hi)) visit(slot);
-                         });
+        forEachCandidate(
+            [&](const Node& node) { return segment.mayMeet(node.lo, node.hi); },
+            [&](std::uint32_t slot) {
+                if (!boxes.isUsable(slot)) return;
+                const float lo[3] = {boxes.minData(0)[slot], boxes.minData(1)[slot], boxes.minData(2)[slot]};
+                const float hi[3] = {boxes.maxData(0)[slot], boxes.maxData(1)[slot], boxes.maxData(2)[slot]};
+                if (segment.mayMeet(lo, hi)) visit(slot);
+            });
     }
 
     /// Boxes waiting in the side list for the next build.
@@ -216,7 +231,15 @@ private:
     struct BuildBox {
         float lo[3];
         float hi[3];
+        std::uint32_t slot;
         float centre(int axis) const { return 0.5f * lo[axis] + 0.5f * hi[axis]; }
+    };
+
+    /// What the gathering pass learns about the finite boxes.
+    struct BuildBounds {
+        float centreLo[3];
+        float centreHi[3];
+        float widestExtent; // Largest extent of any box along any axis.
     };
 
     static constexpr std::uint32_t kNoLeaf = 0xffffffffu;
@@ -227,9 +250,9 @@ private:
     void removeFromList(std::vector<std::uint32_t>& list, std::uint32_t slot);
     bool leafContains(std::uint32_t leaf, const BoxStore& boxes, std::uint32_t slot) const;
     void prepareQuery(const BoxStore& boxes);
-    void gatherBuildBoxes(const BoxStore& boxes);
-    void separateWideBoxes();
-    void sortByMortonCode();
+    BuildBounds gatherBuildBoxes(const BoxStore& boxes);
+    void separateWideBoxes(const BuildBounds& bounds);
+    void sortByMortonCode(const BuildBounds& bounds);
     std::uint32_t chooseSplit(std::uint32_t begin, std::uint32_t end);
     void buildNodes();
     void fitNodeBoxes();
@@ -246,6 +269,7 @@ private:
                 const Node& node = m_nodes[index];
                 if (nodeTest(node)) {
                     if (node.itemCount == 0) {
+                        assert(top < kMaxDepth);
                         stack[top++] = node.link;
                         ++index;
                         continue;
@@ -265,19 +289,19 @@ private:
 
     bool m_rebuildLazily;
     std::uint64_t m_buildCount = 0;
-    std::size_t m_sideScanned = 0;         // Side-list entries scanned since the last build.
-    std::size_t m_inTreeCount = 0;         // Slots whose location is InTree.
-    std::vector<Node> m_nodes;             // Depth-first order, root first.
-    std::vector<std::uint32_t> m_items;    // Slots of the leaves, in leaf order.
-    std::vector<std::uint32_t> m_side;     // Slots found by a linear scan until the next build.
-    std::vector<std::uint32_t> m_huge;     // Infinite or scene-wide boxes, scanned by every query.
-    std::vector<std::uint8_t> m_location;  // Location per slot.
-    std::vector<std::uint32_t> m_leafOf;   // Leaf holding the slot in the built tree, or kNoLeaf.
+    std::size_t m_sideScanned = 0;          // Side-list entries scanned since the last build.
+    std::size_t m_inTreeCount = 0;          // Slots whose location is InTree.
+    std::vector<Node> m_nodes;              // Depth-first order, root first.
+    std::vector<std::uint32_t> m_items;     // Slots of the leaves, in leaf order.
+    std::vector<std::uint32_t> m_side;      // Slots found by a linear scan until the next build.
+    std::vector<std::uint32_t> m_huge;      // Infinite or scene-wide boxes, scanned by every query.
+    std::vector<std::uint8_t> m_location;   // Location per slot.
+    std::vector<std::uint32_t> m_leafOf;    // Leaf holding the slot in the built tree, or kNoLeaf.
     std::vector<std::uint32_t> m_listIndex; // Position of the slot in the side or huge list.
     // Build scratch, kept to avoid reallocations.
-    std::vector<std::uint32_t> m_buildSlots;
-    std::vector<BuildBox> m_buildBoxes;
-    std::vector<std::uint64_t> m_sortKeys; // Morton code << 32 | build index.
+    std::vector<BuildBox> m_buildBoxes;    // Gathering order.
+    std::vector<BuildBox> m_sortedBoxes;   // Morton order.
+    std::vector<std::uint64_t> m_sortKeys; // Morton code << 32 | gathering index.
     std::vector<std::uint64_t> m_sortScratch;
 };
 

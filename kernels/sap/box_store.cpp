@@ -4,8 +4,18 @@
 #include "kernels/common/aabb_ops.h"
 
 #include <cassert>
+#include <cstring>
 
 namespace bulletgpu {
+namespace {
+
+/// Bitwise equality, so that a NaN bound sent again unchanged counts as unchanged.
+template <typename Real>
+bool sameBits(Real a, Real b) {
+    return std::memcmp(&a, &b, sizeof(Real)) == 0;
+}
+
+} // namespace
 
 BoxStore::BoxStore(bool keepExact) : m_keepExact(keepExact) {}
 
@@ -72,17 +82,27 @@ void BoxStore::insert(std::uint32_t slot, const double min[3], const double max[
 
 bool BoxStore::update(std::uint32_t slot, const double min[3], const double max[3]) {
     assert(isLive(slot));
-    bool same = true;
-    for (int axis = 0; axis < 3 && same; ++axis) {
-        if (m_keepExact) {
-            // Bitwise comparison: NaN boxes count as unchanged when resent unchanged.
-            same = m_exactMin[axis][slot] == min[axis] && m_exactMax[axis][slot] == max[axis];
-        } else {
-            same = m_min[axis][slot] == floatBelow(min[axis]) && m_max[axis][slot] == floatAbove(max[axis]);
+    if (m_keepExact) {
+        bool same = true;
+        for (int axis = 0; axis < 3; ++axis) {
+            same = same && sameBits(m_exactMin[axis][slot], min[axis]) && sameBits(m_exactMax[axis][slot], max[axis]);
+        }
+        if (same) return false;
+        store(slot, min, max);
+    } else {
+        float lo[3], hi[3];
+        bool same = true;
+        for (int axis = 0; axis < 3; ++axis) {
+            lo[axis] = floatBelow(min[axis]);
+            hi[axis] = floatAbove(max[axis]);
+            same = same && sameBits(m_min[axis][slot], lo[axis]) && sameBits(m_max[axis][slot], hi[axis]);
+        }
+        if (same) return false;
+        for (int axis = 0; axis < 3; ++axis) {
+            m_min[axis][slot] = lo[axis];
+            m_max[axis][slot] = hi[axis];
         }
     }
-    if (same) return false;
-    store(slot, min, max);
     markDirty(slot);
     return true;
 }
@@ -111,11 +131,6 @@ void BoxStore::clear() {
 void BoxStore::clearDirty() {
     for (std::uint32_t slot : m_dirty) m_isDirty[slot] = 0;
     m_dirty.clear();
-}
-
-bool BoxStore::isUsable(std::uint32_t slot) const {
-    return isLive(slot) && isUsableBox(m_min[0][slot], m_min[1][slot], m_min[2][slot], m_max[0][slot],
-                                       m_max[1][slot], m_max[2][slot]);
 }
 
 bool BoxStore::overlapExact(std::uint32_t a, std::uint32_t b) const {

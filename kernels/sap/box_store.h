@@ -74,7 +74,10 @@ public:
     const std::uint8_t* stateData() const { return m_state.data(); }
 
     /// True when the slot is live and its box can overlap anything (no NaN, min <= max).
-    bool isUsable(std::uint32_t slot) const;
+    bool isUsable(std::uint32_t slot) const {
+        return isLive(slot) && m_min[0][slot] <= m_max[0][slot] && m_min[1][slot] <= m_max[1][slot] &&
+               m_min[2][slot] <= m_max[2][slot];
+    }
 
     /// Exact (or float, when exact boxes are not kept) overlap test of two slots' boxes.
     bool overlapExact(std::uint32_t a, std::uint32_t b) const;

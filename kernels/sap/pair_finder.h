@@ -67,7 +67,7 @@ public:
     /// Counters of the last update.
     virtual const PairFinderStats& stats() const = 0;
 
-    /// Human-readable description of the device or threads in use.
+    /// The backend and what it runs on, e.g. "CPU backend, 2 OpenMP threads" or "CUDA backend on <device>".
     virtual std::string description() const = 0;
 };
 

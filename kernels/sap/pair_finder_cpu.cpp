@@ -39,7 +39,9 @@ PairFinderCpu::PairFinderCpu(int threads) : m_threads(threads > 0 ? threads : om
     m_threadPairs.resize(static_cast<std::size_t>(m_threads));
 }
 
-std::string PairFinderCpu::description() const { return "CPU, " + std::to_string(m_threads) + " OpenMP threads"; }
+std::string PairFinderCpu::description() const {
+    return "CPU backend, " + std::to_string(m_threads) + " OpenMP thread" + (m_threads == 1 ? "" : "s");
+}
 
 void PairFinderCpu::reset() {
     m_pairs.clear();
@@ -60,7 +62,7 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
     m_stats.classifyMs = millisecondsSince(start);
 
     start = Clock::now();
-    bucketIntoCells(boxes);
+    bucketIntoCells();
     m_stats.sortMs = millisecondsSince(start);
 
     start = Clock::now();
@@ -80,45 +82,17 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
 }
 
 void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
-    const std::uint32_t slots = boxes.size();
+    const std::int64_t slots = boxes.size();
     std::uint32_t usable = 0;
-    for (std::uint32_t slot = 0; slot < slots; ++slot) usable += boxes.isUsable(slot) ? 1u : 0u;
+#pragma omp parallel for num_threads(m_threads) schedule(static) reduction(+ : usable)
+    for (std::int64_t slot = 0; slot < slots; ++slot) usable += boxes.isUsable(static_cast<std::uint32_t>(slot)) ? 1u : 0u;
     m_grid = chooseSapGrid(boxes, usable);
 
-    if (m_sortKeys.size() < usable) {
-        m_sortKeys.resize(usable);
-        m_sortedSlots.resize(usable);
-    }
+    m_boxes.resize(usable);
+    m_ranges.resize(usable);
+    m_sortKeys.resize(usable);
+    m_sortOrder.resize(usable);
     m_hugeSlots.clear();
-    const float* minS = boxes.minData(m_grid.sweepAxis);
-    const float* minU = boxes.minData(m_grid.uAxis);
-    const float* maxU = boxes.maxData(m_grid.uAxis);
-    const float* minV = boxes.minData(m_grid.vAxis);
-    const float* maxV = boxes.maxData(m_grid.vAxis);
-    std::uint32_t count = 0;
-    for (std::uint32_t slot = 0; slot < slots; ++slot) {
-        if (!boxes.isUsable(slot)) continue;
-        const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
-        if (sapIsHuge(m_grid, range)) {
-            m_hugeSlots.push_back(slot);
-            continue;
-        }
-        m_sortKeys[count] = orderedFloatKey(minS[slot]);
-        m_sortedSlots[count] = slot;
-        ++count;
-    }
-    m_sortKeys.resize(count);
-    m_sortedSlots.resize(count);
-    m_sorter.sortPairs(m_sortKeys, m_sortedSlots, count);
-    m_stats.objects = usable;
-    m_stats.hugeObjects = static_cast<std::uint32_t>(m_hugeSlots.size());
-    m_stats.cells = m_grid.cellCount();
-    m_stats.sweepAxis = m_grid.sweepAxis;
-}
-
-void PairFinderCpu::bucketIntoCells(const BoxStore& boxes) {
-    const std::uint32_t cells = m_grid.cellCount();
-    m_cellStart.assign(cells + 1, 0);
     const float* minS = boxes.minData(m_grid.sweepAxis);
     const float* maxS = boxes.maxData(m_grid.sweepAxis);
     const float* minU = boxes.minData(m_grid.uAxis);
@@ -126,43 +100,112 @@ void PairFinderCpu::bucketIntoCells(const BoxStore& boxes) {
     const float* minV = boxes.minData(m_grid.vAxis);
     const float* maxV = boxes.maxData(m_grid.vAxis);
 
-    for (std::uint32_t slot : m_sortedSlots) {
-        const SapCellRange r = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
-        for (std::int32_t v = r.v0; v <= r.v1; ++v) {
-            for (std::int32_t u = r.u0; u <= r.u1; ++u) ++m_cellStart[sapCellIndex(m_grid, u, v) + 1];
+    // Each thread takes a contiguous slot range; a first pass counts its bucketed boxes so the
+    // second can write them at fixed offsets, in slot order whatever the thread count.
+    const int threads = m_threads;
+    m_threadCounts.assign(static_cast<std::size_t>(threads) + 1, 0);
+    m_threadHuge.resize(static_cast<std::size_t>(threads));
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+        const std::int64_t begin = slots * t / threads;
+        const std::int64_t end = slots * (t + 1) / threads;
+        std::vector<std::uint32_t>& huge = m_threadHuge[static_cast<std::size_t>(t)];
+        huge.clear();
+        std::uint32_t normals = 0;
+        for (std::int64_t s = begin; s < end; ++s) {
+            const auto slot = static_cast<std::uint32_t>(s);
+            if (!boxes.isUsable(slot)) continue;
+            const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
+            if (sapIsHuge(m_grid, range)) huge.push_back(slot);
+            else ++normals;
+        }
+        m_threadCounts[static_cast<std::size_t>(t) + 1] = normals;
+#pragma omp barrier
+#pragma omp single
+        for (int k = 0; k < threads; ++k) m_threadCounts[static_cast<std::size_t>(k) + 1] += m_threadCounts[static_cast<std::size_t>(k)];
+        std::uint32_t at = m_threadCounts[static_cast<std::size_t>(t)];
+        for (std::int64_t s = begin; s < end; ++s) {
+            const auto slot = static_cast<std::uint32_t>(s);
+            if (!boxes.isUsable(slot)) continue;
+            const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
+            if (sapIsHuge(m_grid, range)) continue;
+            m_boxes[at] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot], minV[slot], maxV[slot], slot, 0};
+            m_ranges[at] = range;
+            m_sortKeys[at] = orderedFloatKey(minS[slot]);
+            m_sortOrder[at] = at;
+            ++at;
         }
     }
-    for (std::uint32_t cell = 0; cell < cells; ++cell) m_cellStart[cell + 1] += m_cellStart[cell];
-    const std::uint32_t entries = m_cellStart[cells];
-    m_stats.entries = entries;
-    for (auto* array : {&m_entryMinS, &m_entryMaxS, &m_entryMinU, &m_entryMaxU, &m_entryMinV, &m_entryMaxV}) {
-        if (array->size() < entries) array->resize(entries);
-    }
-    if (m_entrySlot.size() < entries) m_entrySlot.resize(entries);
+    const std::uint32_t count = m_threadCounts[static_cast<std::size_t>(threads)];
+    for (const auto& huge : m_threadHuge) m_hugeSlots.insert(m_hugeSlots.end(), huge.begin(), huge.end());
+    m_boxes.resize(count);
+    m_ranges.resize(count);
+    m_sortKeys.resize(count);
+    m_sortOrder.resize(count);
+    m_sorter.sortPairs(m_sortKeys, m_sortOrder, count);
+    m_stats.objects = usable;
+    m_stats.hugeObjects = static_cast<std::uint32_t>(m_hugeSlots.size());
+    m_stats.cells = m_grid.cellCount();
+    m_stats.sweepAxis = m_grid.sweepAxis;
+}
 
-    m_cellFill.assign(m_cellStart.begin(), m_cellStart.end() - 1);
-    for (std::uint32_t slot : m_sortedSlots) {
-        const SapCellRange r = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
-        for (std::int32_t v = r.v0; v <= r.v1; ++v) {
-            for (std::int32_t u = r.u0; u <= r.u1; ++u) {
-                const std::uint32_t at = m_cellFill[sapCellIndex(m_grid, u, v)]++;
-                m_entryMinS[at] = minS[slot];
-                m_entryMaxS[at] = maxS[slot];
-                m_entryMinU[at] = minU[slot];
-                m_entryMaxU[at] = maxU[slot];
-                m_entryMinV[at] = minV[slot];
-                m_entryMaxV[at] = maxV[slot];
-                m_entrySlot[at] = slot;
+void PairFinderCpu::bucketIntoCells() {
+    // Threads take contiguous runs of the sweep order; counting per thread and per cell lets
+    // each thread scatter its run into its own part of every cell, so each cell stays in
+    // sweep order.
+    const std::uint32_t cells = m_grid.cellCount();
+    const int threads = m_threads;
+    const std::int64_t count = static_cast<std::int64_t>(m_sortOrder.size());
+    m_threadCellOffsets.resize(static_cast<std::size_t>(threads));
+    m_cellStart.assign(cells + 1, 0);
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+        const std::int64_t begin = count * t / threads;
+        const std::int64_t end = count * (t + 1) / threads;
+        std::vector<std::uint32_t>& offsets = m_threadCellOffsets[static_cast<std::size_t>(t)];
+        offsets.assign(cells, 0);
+        for (std::int64_t k = begin; k < end; ++k) {
+            const SapCellRange& r = m_ranges[m_sortOrder[static_cast<std::size_t>(k)]];
+            for (std::int32_t v = r.v0; v <= r.v1; ++v) {
+                for (std::int32_t u = r.u0; u <= r.u1; ++u) ++offsets[sapCellIndex(m_grid, u, v)];
+            }
+        }
+#pragma omp barrier
+#pragma omp single
+        {
+            // Exclusive offsets: cell by cell, thread by thread.
+            std::uint32_t running = 0;
+            for (std::uint32_t cell = 0; cell < cells; ++cell) {
+                m_cellStart[cell] = running;
+                for (auto& threadOffsets : m_threadCellOffsets) {
+                    const std::uint32_t n = threadOffsets[cell];
+                    threadOffsets[cell] = running;
+                    running += n;
+                }
+            }
+            m_cellStart[cells] = running;
+            m_entries.resize(running);
+        }
+        for (std::int64_t k = begin; k < end; ++k) {
+            const std::uint32_t index = m_sortOrder[static_cast<std::size_t>(k)];
+            const SweepBox& box = m_boxes[index];
+            const SapCellRange& r = m_ranges[index];
+            for (std::int32_t v = r.v0; v <= r.v1; ++v) {
+                for (std::int32_t u = r.u0; u <= r.u1; ++u) m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = box;
             }
         }
     }
+    m_stats.entries = m_cellStart[cells];
 }
 
 void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const BoxArraysView view = viewOf(boxes);
     const std::int64_t cells = m_grid.cellCount();
-    const std::int64_t normals = static_cast<std::int64_t>(m_sortedSlots.size());
+    const std::int64_t normals = static_cast<std::int64_t>(m_boxes.size());
     const std::int64_t huge = static_cast<std::int64_t>(m_hugeSlots.size());
+    const SweepBox* entries = m_entries.data();
     std::uint64_t candidates = 0;
 
 #pragma omp parallel num_threads(m_threads) reduction(+ : candidates)
@@ -171,25 +214,22 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         out.clear();
 
         // Bucketed boxes: sweep each cell; a pair is kept only by its reference cell.
-#pragma omp for schedule(dynamic, 64) nowait
+#pragma omp for schedule(dynamic, 16) nowait
         for (std::int64_t cell = 0; cell < cells; ++cell) {
             const std::uint32_t end = m_cellStart[cell + 1];
             for (std::uint32_t i = m_cellStart[cell]; i < end; ++i) {
-                const float maxS = m_entryMaxS[i];
-                const float minU = m_entryMinU[i], maxU = m_entryMaxU[i];
-                const float minV = m_entryMinV[i], maxV = m_entryMaxV[i];
-                for (std::uint32_t j = i + 1; j < end && m_entryMinS[j] <= maxS; ++j) {
+                const SweepBox a = entries[i];
+                for (std::uint32_t j = i + 1; j < end && entries[j].minS <= a.maxS; ++j) {
+                    const SweepBox& b = entries[j];
                     ++candidates;
-                    if (!intervalsOverlap(minU, maxU, m_entryMinU[j], m_entryMaxU[j]) ||
-                        !intervalsOverlap(minV, maxV, m_entryMinV[j], m_entryMaxV[j])) {
+                    if (!intervalsOverlap(a.minU, a.maxU, b.minU, b.maxU) ||
+                        !intervalsOverlap(a.minV, a.maxV, b.minV, b.maxV)) {
                         continue;
                     }
-                    if (sapReferenceCell(m_grid, minU, minV, m_entryMinU[j], m_entryMinV[j]) !=
-                        static_cast<std::uint32_t>(cell)) {
+                    if (sapReferenceCell(m_grid, a.minU, a.minV, b.minU, b.minV) != static_cast<std::uint32_t>(cell)) {
                         continue;
                     }
-                    const std::uint32_t a = m_entrySlot[i], b = m_entrySlot[j];
-                    if (sapAcceptPair(view, a, b, filterGroups)) out.push_back(pairKey(a, b));
+                    if (sapAcceptPair(view, a.slot, b.slot, filterGroups)) out.push_back(pairKey(a.slot, b.slot));
                 }
             }
         }
@@ -198,7 +238,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         if (huge > 0) {
 #pragma omp for schedule(static) nowait
             for (std::int64_t i = 0; i < normals; ++i) {
-                const std::uint32_t a = m_sortedSlots[static_cast<std::size_t>(i)];
+                const std::uint32_t a = m_boxes[static_cast<std::size_t>(i)].slot;
                 for (std::uint32_t b : m_hugeSlots) {
                     ++candidates;
                     if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups)) {
@@ -254,7 +294,7 @@ bool PairFinderCpu::validate() const {
     }
     for (std::uint32_t cell = 0; cell < m_grid.cellCount(); ++cell) {
         for (std::uint32_t i = m_cellStart[cell] + 1; i < m_cellStart[cell + 1]; ++i) {
-            if (!(m_entryMinS[i - 1] <= m_entryMinS[i])) return false;
+            if (!(m_entries[i - 1].minS <= m_entries[i].minS)) return false;
         }
     }
     return true;

@@ -32,24 +32,34 @@ private:
     /// Sorted endpoints of the boxes that are bucketed into cells, and the huge list.
     void classifyAndSort(const BoxStore& boxes);
     /// Copies each sorted box into every cell it covers, keeping the sweep order per cell.
-    void bucketIntoCells(const BoxStore& boxes);
+    void bucketIntoCells();
     /// Sweeps every cell and tests huge boxes against all others, into m_threadPairs.
     void sweep(const BoxStore& boxes, bool filterGroups);
     /// Gathers, sorts and diffs the pairs against the last update.
     void diff(std::uint32_t slotCount, PairDeltas& deltas);
     bool validate() const;
 
+    /// A box in sweep coordinates: sweep axis S, grid axes U and V (32 bytes).
+    struct SweepBox {
+        float minS, maxS, minU, maxU, minV, maxV;
+        std::uint32_t slot;
+        std::uint32_t padding;
+    };
+    static_assert(sizeof(SweepBox) == 32, "one SweepBox per half cache line");
+
     int m_threads;
     SapGrid m_grid;
     RadixSorterCpu m_sorter;
-    std::vector<std::uint32_t> m_sortKeys;    // ordered-float lower bound on the sweep axis
-    std::vector<std::uint32_t> m_sortedSlots; // slots, in sweep order after the sort
+    std::vector<SweepBox> m_boxes;          // bucketed boxes, in slot order
+    std::vector<SapCellRange> m_ranges;     // their cell ranges
+    std::vector<std::uint32_t> m_sortKeys;  // ordered-float lower bound on the sweep axis
+    std::vector<std::uint32_t> m_sortOrder; // indices into m_boxes, in sweep order after the sort
     std::vector<std::uint32_t> m_hugeSlots;
-    std::vector<std::uint32_t> m_cellStart;   // cellCount + 1 offsets into the entry arrays
-    std::vector<std::uint32_t> m_cellFill;
-    // Box-in-cell entries, grouped by cell and sorted along the sweep axis within a cell.
-    std::vector<float> m_entryMinS, m_entryMaxS, m_entryMinU, m_entryMaxU, m_entryMinV, m_entryMaxV;
-    std::vector<std::uint32_t> m_entrySlot;
+    std::vector<std::uint32_t> m_cellStart; // cellCount + 1 offsets into m_entries
+    std::vector<std::uint32_t> m_threadCounts;                    // bucketed boxes before each thread's slots
+    std::vector<std::vector<std::uint32_t>> m_threadHuge;         // huge slots found by each thread
+    std::vector<std::vector<std::uint32_t>> m_threadCellOffsets;  // per thread, per cell: where its entries go
+    std::vector<SweepBox> m_entries;        // box-in-cell copies, by cell, in sweep order within a cell
     std::vector<std::vector<std::uint64_t>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set

@@ -1,0 +1,541 @@
+// SPDX-License-Identifier: Zlib
+// bulletgpu-bench-broadphase: btDbvtBroadphase, bt32BitAxisSweep3 and bulletgpu::Broadphase
+// (CPU, and CUDA when a device is usable) on the same work in one process:
+//  (a) N moving unit cubes, setAabb on every cube and calculateOverlappingPairs every frame;
+//  (b) Bullet's BenchmarkDemo test 1 ("3000 boxes"), whole stepSimulation.
+// Prints tables of medians and writes them, with the machine, as JSON (--json FILE).
+#include "bench/benchmark_demo_scene.h"
+
+#include <bulletgpu/Broadphase.h>
+
+#include <BulletCollision/BroadphaseCollision/btAxisSweep3.h>
+#include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
+#include <btBulletCollisionCommon.h>
+
+#include <nlohmann/json.hpp>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <limits>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using nlohmann::json;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0;
+    std::sort(values.begin(), values.end());
+    const std::size_t mid = values.size() / 2;
+    return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
+}
+
+double mean(const std::vector<double>& values) {
+    double sum = 0;
+    for (double v : values) sum += v;
+    return values.empty() ? 0 : sum / static_cast<double>(values.size());
+}
+
+/// Command-line settings.
+struct Options {
+    std::vector<std::size_t> sizes{1000, 10000, 100000, 1000000};
+    int frames = 20;
+    int warmup = 3;
+    std::size_t skipSlowAbove = 100000; ///< dbvt and the axis sweep run only up to this N (0: always).
+    int demoSteps = 300;
+    int threads = 0;
+    std::uint32_t seed = 20240611;
+    std::string jsonPath;
+};
+
+/// The broadphases compared, in table order.
+enum class Contender { Dbvt, AxisSweep, BulletGpuCpu, BulletGpuCuda };
+constexpr Contender cContenders[] = {Contender::Dbvt, Contender::AxisSweep, Contender::BulletGpuCpu,
+                                     Contender::BulletGpuCuda};
+
+const char* nameOf(Contender contender) {
+    switch (contender) {
+        case Contender::Dbvt:
+            return "btDbvtBroadphase";
+        case Contender::AxisSweep:
+            return "bt32BitAxisSweep3";
+        case Contender::BulletGpuCpu:
+            return "bulletgpu cpu";
+        default:
+            return "bulletgpu cuda";
+    }
+}
+
+bool isBulletGpu(Contender contender) {
+    return contender == Contender::BulletGpuCpu || contender == Contender::BulletGpuCuda;
+}
+
+std::unique_ptr<bulletgpu::Broadphase> makeBulletGpu(bulletgpu::Backend backend, int threads) {
+    bulletgpu::BroadphaseConfig config;
+    config.backend = backend;
+    config.threads = threads;
+    config.logBackendChoice = false;
+    return std::make_unique<bulletgpu::Broadphase>(config);
+}
+
+/// Why the CUDA backend cannot run here, or an empty string when it can.
+std::string cudaUnavailableReason(int threads) {
+    try {
+        makeBulletGpu(bulletgpu::Backend::Cuda, threads);
+        return {};
+    } catch (const std::runtime_error& error) {
+        return error.what();
+    }
+}
+
+/// Makes a contender's broadphase. The axis sweep covers [worldMin, worldMax] with room for
+/// maxHandles proxies and keeps its raycast accelerator only when asked.
+std::unique_ptr<btBroadphaseInterface> makeBroadphase(Contender contender, const Options& options,
+                                                      const btVector3& worldMin, const btVector3& worldMax,
+                                                      unsigned maxHandles, bool raycastAccelerator) {
+    switch (contender) {
+        case Contender::Dbvt:
+            return std::make_unique<btDbvtBroadphase>();
+        case Contender::AxisSweep:
+            return std::make_unique<bt32BitAxisSweep3>(worldMin, worldMax, maxHandles, nullptr, !raycastAccelerator);
+        case Contender::BulletGpuCpu:
+            return makeBulletGpu(bulletgpu::Backend::Cpu, options.threads);
+        default:
+            return makeBulletGpu(bulletgpu::Backend::Cuda, options.threads);
+    }
+}
+
+/// N unit cubes (half-extent 0.5) at 0.25 per unit^3 in a cube of side cbrt(N / 0.25), each
+/// moving 0.05 per frame in its own random direction and bouncing off the walls.
+class MovingCubes {
+public:
+    MovingCubes(std::size_t count, std::uint32_t seed)
+        : m_side(std::cbrt(static_cast<double>(count) / 0.25)), m_position(3 * count), m_velocity(3 * count),
+          m_min(count), m_max(count) {
+        std::mt19937 random(seed);
+        std::uniform_real_distribution<double> unit(0, 1);
+        for (std::size_t i = 0; i < count; ++i) {
+            const double z = 2 * unit(random) - 1;
+            const double phi = 2 * cPi * unit(random);
+            const double r = std::sqrt(1 - z * z);
+            const double direction[3] = {r * std::cos(phi), r * std::sin(phi), z};
+            for (int axis = 0; axis < 3; ++axis) {
+                m_position[3 * i + axis] = cHalfExtent + (m_side - 2 * cHalfExtent) * unit(random);
+                m_velocity[3 * i + axis] = cSpeed * direction[axis];
+            }
+        }
+        refreshBoxes();
+    }
+
+    /// Moves every cube one frame on.
+    void advance() {
+        for (std::size_t k = 0; k < m_position.size(); ++k) {
+            double& p = m_position[k];
+            p += m_velocity[k];
+            if (p < cHalfExtent || p > m_side - cHalfExtent) {
+                m_velocity[k] = -m_velocity[k];
+                p = std::clamp(p, cHalfExtent, m_side - cHalfExtent);
+            }
+        }
+        refreshBoxes();
+    }
+
+    std::size_t size() const { return m_min.size(); }
+    double side() const { return m_side; }
+    const btVector3& min(std::size_t i) const { return m_min[i]; }
+    const btVector3& max(std::size_t i) const { return m_max[i]; }
+
+    /// Whether cubes i and j overlap inclusively on all three axes.
+    bool overlap(std::size_t i, std::size_t j) const {
+        for (int axis = 0; axis < 3; ++axis) {
+            if (m_min[i][axis] > m_max[j][axis] || m_min[j][axis] > m_max[i][axis]) return false;
+        }
+        return true;
+    }
+
+    /// The exact number of overlapping pairs, from a grid of cells of side 2 (twice the cube size,
+    /// so overlapping cubes lie in the same or neighbouring cells).
+    std::size_t countOverlaps() const {
+        auto cellOf = [&](std::size_t i, int axis) {
+            return static_cast<std::int64_t>(std::floor(m_min[i][axis] / 2)) + 1;
+        };
+        auto key = [](std::int64_t x, std::int64_t y, std::int64_t z) {
+            return static_cast<std::uint64_t>(x) | static_cast<std::uint64_t>(y) << 21 |
+                   static_cast<std::uint64_t>(z) << 42;
+        };
+        std::unordered_map<std::uint64_t, std::vector<std::size_t>> cells;
+        cells.reserve(size());
+        for (std::size_t i = 0; i < size(); ++i) cells[key(cellOf(i, 0), cellOf(i, 1), cellOf(i, 2))].push_back(i);
+        std::size_t pairs = 0;
+        for (std::size_t i = 0; i < size(); ++i) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                for (int dy = -1; dy <= 1; ++dy) {
+                    for (int dz = -1; dz <= 1; ++dz) {
+                        const auto cell = cells.find(key(cellOf(i, 0) + dx, cellOf(i, 1) + dy, cellOf(i, 2) + dz));
+                        if (cell == cells.end()) continue;
+                        for (std::size_t j : cell->second) pairs += j > i && overlap(i, j);
+                    }
+                }
+            }
+        }
+        return pairs;
+    }
+
+private:
+    static constexpr double cHalfExtent = 0.5;
+    static constexpr double cSpeed = 0.05;
+    static constexpr double cPi = 3.14159265358979323846;
+
+    void refreshBoxes() {
+        for (std::size_t i = 0; i < size(); ++i) {
+            const double* p = &m_position[3 * i];
+            m_min[i] =
+                btVector3(btScalar(p[0] - cHalfExtent), btScalar(p[1] - cHalfExtent), btScalar(p[2] - cHalfExtent));
+            m_max[i] =
+                btVector3(btScalar(p[0] + cHalfExtent), btScalar(p[1] + cHalfExtent), btScalar(p[2] + cHalfExtent));
+        }
+    }
+
+    double m_side;
+    std::vector<double> m_position; // x, y, z per cube
+    std::vector<double> m_velocity; // x, y, z per cube
+    std::vector<btVector3> m_min;
+    std::vector<btVector3> m_max;
+};
+
+/// One contender's run on one size of the moving-cubes scene.
+struct MovingResult {
+    Contender contender;
+    std::string note; ///< Why it did not run; empty when it ran.
+    double buildMs = 0;
+    std::vector<double> frameMs, setAabbMs, calculateMs;
+    std::size_t pairs = 0;      ///< Pairs in the cache after the last frame.
+    std::size_t exactPairs = 0; ///< Of those, pairs whose boxes really overlap.
+};
+
+/// Empties a broadphase without its quadratic paths: pairs are removed from the back of the
+/// cache, then dbvt and BulletGpu proxies are destroyed one by one (the axis sweep's handles
+/// go with it, as destroying them one by one costs O(N) each).
+void tearDown(Contender contender, btBroadphaseInterface& broadphase, std::vector<btBroadphaseProxy*>& proxies,
+              btDispatcher& dispatcher) {
+    if (contender == Contender::AxisSweep) return;
+    if (!isBulletGpu(contender)) {
+        btOverlappingPairCache& cache = *broadphase.getOverlappingPairCache();
+        while (cache.getNumOverlappingPairs() > 0) {
+            const btBroadphasePair& last = cache.getOverlappingPairArray()[cache.getNumOverlappingPairs() - 1];
+            cache.removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, &dispatcher);
+        }
+    }
+    for (btBroadphaseProxy* proxy : proxies) broadphase.destroyProxy(proxy, &dispatcher);
+    proxies.clear();
+}
+
+MovingResult runMovingCubes(Contender contender, std::size_t count, const Options& options, btCollisionObject* objects,
+                            btDispatcher& dispatcher) {
+    MovingResult result{contender, {}, 0, {}, {}, {}, 0, 0};
+    MovingCubes cubes(count, options.seed);
+    const btScalar side = btScalar(cubes.side());
+    std::unique_ptr<btBroadphaseInterface> broadphase =
+        makeBroadphase(contender, options, btVector3(-1, -1, -1), btVector3(side + 1, side + 1, side + 1),
+                       static_cast<unsigned>(count + 2), false);
+    std::vector<btBroadphaseProxy*> proxies(count);
+    const auto buildStart = Clock::now();
+    for (std::size_t i = 0; i < count; ++i) {
+        proxies[i] =
+            broadphase->createProxy(cubes.min(i), cubes.max(i), BOX_SHAPE_PROXYTYPE, &objects[i],
+                                    btBroadphaseProxy::DefaultFilter, btBroadphaseProxy::AllFilter, &dispatcher);
+    }
+    broadphase->calculateOverlappingPairs(&dispatcher);
+    result.buildMs = millisecondsSince(buildStart);
+
+    for (int frame = 0; frame < options.warmup + options.frames; ++frame) {
+        cubes.advance();
+        const auto start = Clock::now();
+        for (std::size_t i = 0; i < count; ++i)
+            broadphase->setAabb(proxies[i], cubes.min(i), cubes.max(i), &dispatcher);
+        const double setAabbMs = millisecondsSince(start);
+        broadphase->calculateOverlappingPairs(&dispatcher);
+        const double frameMs = millisecondsSince(start);
+        if (frame < options.warmup) continue;
+        result.frameMs.push_back(frameMs);
+        result.setAabbMs.push_back(setAabbMs);
+        result.calculateMs.push_back(frameMs - setAabbMs);
+    }
+
+    const btBroadphasePairArray& pairs = broadphase->getOverlappingPairCache()->getOverlappingPairArray();
+    result.pairs = static_cast<std::size_t>(pairs.size());
+    for (int k = 0; k < pairs.size(); ++k) {
+        const auto* a = static_cast<const btCollisionObject*>(pairs[k].m_pProxy0->m_clientObject);
+        const auto* b = static_cast<const btCollisionObject*>(pairs[k].m_pProxy1->m_clientObject);
+        result.exactPairs +=
+            cubes.overlap(static_cast<std::size_t>(a - objects), static_cast<std::size_t>(b - objects));
+    }
+    tearDown(contender, *broadphase, proxies, dispatcher);
+    return result;
+}
+
+/// One contender's run of BenchmarkDemo test 1.
+struct DemoResult {
+    Contender contender;
+    std::string note; ///< Why it did not run; empty when it ran.
+    std::vector<double> stepMs;
+    std::size_t peakPairs = 0;
+    std::size_t finalPairs = 0;
+};
+
+DemoResult runBenchmarkDemo1(Contender contender, const Options& options) {
+    DemoResult result{contender, {}, {}, 0, 0};
+    const auto [worldMin, worldMax] = bulletgpu::bench::BenchmarkDemo1::worldBounds();
+    bulletgpu::bench::BenchmarkDemo1 scene(makeBroadphase(contender, options, worldMin, worldMax, 8192, true));
+    for (int step = 0; step < options.demoSteps; ++step) {
+        const auto start = Clock::now();
+        scene.step();
+        result.stepMs.push_back(millisecondsSince(start));
+        const auto pairs = static_cast<std::size_t>(scene.world().getPairCache()->getNumOverlappingPairs());
+        result.peakPairs = std::max(result.peakPairs, pairs);
+        result.finalPairs = pairs;
+    }
+    return result;
+}
+
+std::string firstCpuModel() {
+    std::ifstream cpuinfo("/proc/cpuinfo");
+    for (std::string line; std::getline(cpuinfo, line);) {
+        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+    }
+    return "unknown";
+}
+
+std::string fileFirstLine(const char* path) {
+    std::ifstream file(path);
+    std::string line;
+    std::getline(file, line);
+    return line;
+}
+
+json machineInfo(const std::string& cudaReason) {
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+#if defined(__clang__)
+    const std::string compiler = "clang " __clang_version__;
+#elif defined(__GNUC__)
+    const std::string compiler = "gcc " __VERSION__;
+#else
+    const std::string compiler = "unknown";
+#endif
+#ifdef BT_USE_DOUBLE_PRECISION
+    const bool doublePrecision = true;
+#else
+    const bool doublePrecision = false;
+#endif
+    return {{"cpuModel", firstCpuModel()},
+            {"logicalCores", std::thread::hardware_concurrency()},
+            {"openmpMaxThreads", omp_get_max_threads()},
+            {"loadAverageAtStart", fileFirstLine("/proc/loadavg")},
+            {"compiler", compiler},
+            {"bulletVersion", btGetVersion()},
+            {"btUseDoublePrecision", doublePrecision},
+            {"cuda", cudaReason.empty() ? "available" : "unavailable: " + cudaReason},
+            {"date", date}};
+}
+
+std::vector<std::size_t> parseSizes(const std::string& text) {
+    std::vector<std::size_t> sizes;
+    std::stringstream stream(text);
+    for (std::string item; std::getline(stream, item, ',');) sizes.push_back(std::stoull(item));
+    return sizes;
+}
+
+const char* cUsage =
+    "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
+    "                                  [--demo-steps S] [--threads T] [--seed S] [--json FILE]\n"
+    "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
+    "  --frames      timed frames per size (default 20), after --warmup frames (default 3)\n"
+    "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
+    "                (default 100000: dbvt needs ~13 s/frame at 1M, the axis sweep's build is O(N^2))\n"
+    "  --demo-steps  BenchmarkDemo test 1 steps (default 300; 0 skips it)\n"
+    "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
+    "  --json        also write the results as JSON to FILE\n";
+
+Options parseOptions(int argc, char** argv) {
+    Options options;
+    for (int i = 1; i < argc; ++i) {
+        const std::string flag = argv[i];
+        if (flag == "--help" || flag == "-h") {
+            std::fputs(cUsage, stdout);
+            std::exit(0);
+        }
+        if (i + 1 >= argc) throw std::invalid_argument("missing value after " + flag);
+        const std::string value = argv[++i];
+        if (flag == "--sizes")
+            options.sizes = parseSizes(value);
+        else if (flag == "--frames")
+            options.frames = std::max(1, std::stoi(value));
+        else if (flag == "--warmup")
+            options.warmup = std::max(0, std::stoi(value));
+        else if (flag == "--skip-slow")
+            options.skipSlowAbove = std::stoull(value);
+        else if (flag == "--demo-steps")
+            options.demoSteps = std::max(0, std::stoi(value));
+        else if (flag == "--threads")
+            options.threads = std::stoi(value);
+        else if (flag == "--seed")
+            options.seed = static_cast<std::uint32_t>(std::stoul(value));
+        else if (flag == "--json")
+            options.jsonPath = value;
+        else
+            throw std::invalid_argument("unknown flag " + flag);
+    }
+    return options;
+}
+
+/// Why a contender does not run at this size, or an empty string when it does.
+std::string skipReason(Contender contender, std::size_t count, const Options& options, const std::string& cudaReason) {
+    if (contender == Contender::BulletGpuCuda && !cudaReason.empty()) return "unavailable";
+    const bool slow = contender == Contender::Dbvt || contender == Contender::AxisSweep;
+    if (slow && options.skipSlowAbove != 0 && count > options.skipSlowAbove) return "skipped (--skip-slow)";
+    return {};
+}
+
+/// Runs the moving-cubes sizes; returns false when a pair check failed.
+bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason, json& report) {
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    bool allExact = true;
+    std::printf("(a) N moving unit cubes, density 0.25/unit^3, 0.05/frame; medians over %d frames after %d warm-up\n",
+                options.frames, options.warmup);
+    std::printf("%9s  %-18s %10s %10s %9s %9s %8s %9s %9s  %s\n", "N", "broadphase", "build ms", "ms/frame", "setAabb",
+                "calc", "x dbvt", "pairs", "exact", "check");
+    for (std::size_t count : options.sizes) {
+        const std::unique_ptr<btCollisionObject[]> objects(new btCollisionObject[count]);
+        double dbvtMs = 0;
+        std::size_t expected = 0;
+        bool expectedKnown = false;
+        for (Contender contender : cContenders) {
+            json entry = {{"n", count}, {"broadphase", nameOf(contender)}};
+            const std::string reason = skipReason(contender, count, options, cudaReason);
+            if (!reason.empty()) {
+                std::printf("%9zu  %-18s %s\n", count, nameOf(contender), reason.c_str());
+                entry["note"] = reason;
+                report["moving"].push_back(entry);
+                continue;
+            }
+            const MovingResult result = runMovingCubes(contender, count, options, objects.get(), dispatcher);
+            if (!expectedKnown) {
+                MovingCubes finalState(count, options.seed);
+                for (int frame = 0; frame < options.warmup + options.frames; ++frame) finalState.advance();
+                expected = finalState.countOverlaps();
+                expectedKnown = true;
+            }
+            const double frameMs = median(result.frameMs);
+            if (contender == Contender::Dbvt) dbvtMs = frameMs;
+            const bool exact = result.exactPairs == expected && (!isBulletGpu(contender) || result.pairs == expected);
+            allExact = allExact && exact;
+            const std::string check = !exact ? "FAILED (expected " + std::to_string(expected) + ")"
+                                      : result.pairs == expected
+                                          ? "exact"
+                                          : "superset +" + std::to_string(result.pairs - expected);
+            const std::string ratio = dbvtMs > 0 ? std::to_string(dbvtMs / frameMs).substr(0, 6) : "-";
+            std::printf("%9zu  %-18s %10.2f %10.3f %9.3f %9.3f %8s %9zu %9zu  %s\n", count, nameOf(contender),
+                        result.buildMs, frameMs, median(result.setAabbMs), median(result.calculateMs), ratio.c_str(),
+                        result.pairs, result.exactPairs, check.c_str());
+            entry.update({{"buildMs", result.buildMs},
+                          {"medianFrameMs", frameMs},
+                          {"meanFrameMs", mean(result.frameMs)},
+                          {"medianSetAabbMs", median(result.setAabbMs)},
+                          {"medianCalculateMs", median(result.calculateMs)},
+                          {"speedupVsDbvt", dbvtMs > 0 ? json(dbvtMs / frameMs) : json(nullptr)},
+                          {"pairs", result.pairs},
+                          {"exactPairs", result.exactPairs},
+                          {"expectedPairs", expected},
+                          {"check", check}});
+            report["moving"].push_back(entry);
+        }
+    }
+    return allExact;
+}
+
+void benchmarkDemo1(const Options& options, const std::string& cudaReason, json& report) {
+    std::printf("\n(b) BenchmarkDemo test 1 \"3000 boxes\" (3,008 boxes), %d steps of 1/60, whole stepSimulation\n",
+                options.demoSteps);
+    std::printf("%-18s %14s %12s %8s %11s %11s\n", "broadphase", "median ms/step", "mean ms/step", "x dbvt",
+                "peak pairs", "final pairs");
+    double dbvtMs = 0;
+    for (Contender contender : cContenders) {
+        json entry = {{"broadphase", nameOf(contender)}, {"steps", options.demoSteps}};
+        if (contender == Contender::BulletGpuCuda && !cudaReason.empty()) {
+            std::printf("%-18s unavailable\n", nameOf(contender));
+            entry["note"] = "unavailable";
+            report["benchmarkDemo1"].push_back(entry);
+            continue;
+        }
+        const DemoResult result = runBenchmarkDemo1(contender, options);
+        const double stepMs = median(result.stepMs);
+        if (contender == Contender::Dbvt) dbvtMs = stepMs;
+        std::printf("%-18s %14.3f %12.3f %8.3f %11zu %11zu\n", nameOf(contender), stepMs, mean(result.stepMs),
+                    dbvtMs / stepMs, result.peakPairs, result.finalPairs);
+        entry.update({{"medianStepMs", stepMs},
+                      {"meanStepMs", mean(result.stepMs)},
+                      {"speedupVsDbvt", dbvtMs / stepMs},
+                      {"peakPairs", result.peakPairs},
+                      {"finalPairs", result.finalPairs}});
+        report["benchmarkDemo1"].push_back(entry);
+    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    Options options;
+    try {
+        options = parseOptions(argc, argv);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "%s\n%s", error.what(), cUsage);
+        return 2;
+    }
+    const std::string cudaReason = cudaUnavailableReason(options.threads);
+    json report;
+    report["machine"] = machineInfo(cudaReason);
+    report["settings"] = {{"sizes", options.sizes},
+                          {"frames", options.frames},
+                          {"warmup", options.warmup},
+                          {"skipSlowAbove", options.skipSlowAbove},
+                          {"demoSteps", options.demoSteps},
+                          {"threads", options.threads},
+                          {"seed", options.seed},
+                          {"axisSweepRaycastAccelerator", {{"movingCubes", false}, {"benchmarkDemo1", true}}}};
+    report["moving"] = json::array();
+    report["benchmarkDemo1"] = json::array();
+    const json& machine = report["machine"];
+    std::printf("%s, %u logical cores, Bullet %d (%s), CUDA %s\n\n", machine["cpuModel"].get<std::string>().c_str(),
+                std::thread::hardware_concurrency(), btGetVersion(),
+                machine["btUseDoublePrecision"].get<bool>() ? "double" : "float",
+                machine["cuda"].get<std::string>().c_str());
+
+    const bool exact = benchmarkMovingCubes(options, cudaReason, report);
+    if (options.demoSteps > 0) benchmarkDemo1(options, cudaReason, report);
+    if (!options.jsonPath.empty()) {
+        std::ofstream(options.jsonPath) << report.dump(2) << '\n';
+        std::printf("\nwrote %s\n", options.jsonPath.c_str());
+    }
+    if (!exact) std::fprintf(stderr, "pair check FAILED: see the check column\n");
+    return exact ? 0 : 1;
+}

@@ -21,7 +21,7 @@
 #include <cstdio>
 #include <ctime>
 #include <fstream>
-#include <limits>
+#include <functional>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -36,10 +36,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
+/// Milliseconds from start to now.
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
 
+/// The median of a sample (0 when empty).
 double median(std::vector<double> values) {
     if (values.empty()) return 0;
     std::sort(values.begin(), values.end());
@@ -47,6 +49,7 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
 }
 
+/// The mean of a sample (0 when empty).
 double mean(const std::vector<double>& values) {
     double sum = 0;
     for (double v : values) sum += v;
@@ -59,6 +62,7 @@ struct Options {
     int frames = 20;
     int warmup = 3;
     std::size_t skipSlowAbove = 100000; ///< dbvt and the axis sweep run only up to this N (0: always).
+    std::size_t sweepMax = 20000;       ///< The axis sweep runs only up to this N (0: always).
     int demoSteps = 300;
     int threads = 0;
     std::uint32_t seed = 20240611;
@@ -71,22 +75,23 @@ constexpr Contender cContenders[] = {Contender::Dbvt, Contender::AxisSweep, Cont
                                      Contender::BulletGpuCuda};
 
 const char* nameOf(Contender contender) {
-    switch (contender) {
-        case Contender::Dbvt:
-            return "btDbvtBroadphase";
-        case Contender::AxisSweep:
-            return "bt32BitAxisSweep3";
-        case Contender::BulletGpuCpu:
-            return "bulletgpu cpu";
-        default:
-            return "bulletgpu cuda";
-    }
+    constexpr const char* cNames[] = {"btDbvtBroadphase", "bt32BitAxisSweep3", "bulletgpu cpu", "bulletgpu cuda"};
+    return cNames[static_cast<int>(contender)];
 }
 
+/// dbvt's time over this one as text ("-" when dbvt did not run).
+std::string speedupText(double dbvtMs, double ms) {
+    char text[32] = "-";
+    if (dbvtMs > 0) std::snprintf(text, sizeof text, "%.3f", dbvtMs / ms);
+    return text;
+}
+
+/// Whether the contender is a bulletgpu::Broadphase.
 bool isBulletGpu(Contender contender) {
     return contender == Contender::BulletGpuCpu || contender == Contender::BulletGpuCuda;
 }
 
+/// A bulletgpu::Broadphase on the given backend, without the backend log line.
 std::unique_ptr<bulletgpu::Broadphase> makeBulletGpu(bulletgpu::Backend backend, int threads) {
     bulletgpu::BroadphaseConfig config;
     config.backend = backend;
@@ -222,9 +227,7 @@ private:
 
 /// One contender's run on one size of the moving-cubes scene.
 struct MovingResult {
-    Contender contender;
-    std::string note; ///< Why it did not run; empty when it ran.
-    double buildMs = 0;
+    double buildMs = 0; ///< createProxy for every cube and the first calculateOverlappingPairs.
     std::vector<double> frameMs, setAabbMs, calculateMs;
     std::size_t pairs = 0;      ///< Pairs in the cache after the last frame.
     std::size_t exactPairs = 0; ///< Of those, pairs whose boxes really overlap.
@@ -247,9 +250,11 @@ void tearDown(Contender contender, btBroadphaseInterface& broadphase, std::vecto
     proxies.clear();
 }
 
+/// Times one contender on N moving cubes: build, then warm-up and timed frames of setAabb on
+/// every cube plus calculateOverlappingPairs; counts the final pairs that really overlap.
 MovingResult runMovingCubes(Contender contender, std::size_t count, const Options& options, btCollisionObject* objects,
                             btDispatcher& dispatcher) {
-    MovingResult result{contender, {}, 0, {}, {}, {}, 0, 0};
+    MovingResult result;
     MovingCubes cubes(count, options.seed);
     const btScalar side = btScalar(cubes.side());
     std::unique_ptr<btBroadphaseInterface> broadphase =
@@ -293,15 +298,14 @@ MovingResult runMovingCubes(Contender contender, std::size_t count, const Option
 
 /// One contender's run of BenchmarkDemo test 1.
 struct DemoResult {
-    Contender contender;
-    std::string note; ///< Why it did not run; empty when it ran.
     std::vector<double> stepMs;
     std::size_t peakPairs = 0;
     std::size_t finalPairs = 0;
 };
 
+/// Times every stepSimulation of BenchmarkDemo test 1 on one contender.
 DemoResult runBenchmarkDemo1(Contender contender, const Options& options) {
-    DemoResult result{contender, {}, {}, 0, 0};
+    DemoResult result;
     const auto [worldMin, worldMax] = bulletgpu::bench::BenchmarkDemo1::worldBounds();
     bulletgpu::bench::BenchmarkDemo1 scene(makeBroadphase(contender, options, worldMin, worldMax, 8192, true));
     for (int step = 0; step < options.demoSteps; ++step) {
@@ -315,6 +319,7 @@ DemoResult runBenchmarkDemo1(Contender contender, const Options& options) {
     return result;
 }
 
+/// The first "model name" of /proc/cpuinfo.
 std::string firstCpuModel() {
     std::ifstream cpuinfo("/proc/cpuinfo");
     for (std::string line; std::getline(cpuinfo, line);) {
@@ -323,13 +328,15 @@ std::string firstCpuModel() {
     return "unknown";
 }
 
-std::string fileFirstLine(const char* path) {
-    std::ifstream file(path);
-    std::string line;
-    std::getline(file, line);
-    return line;
+/// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
+std::string loadAverages() {
+    std::ifstream file("/proc/loadavg");
+    std::string one, five, fifteen;
+    file >> one >> five >> fifteen;
+    return one + " " + five + " " + fifteen;
 }
 
+/// What the numbers were measured on.
 json machineInfo(const std::string& cudaReason) {
     char date[32];
     const std::time_t now = std::time(nullptr);
@@ -341,22 +348,18 @@ json machineInfo(const std::string& cudaReason) {
 #else
     const std::string compiler = "unknown";
 #endif
-#ifdef BT_USE_DOUBLE_PRECISION
-    const bool doublePrecision = true;
-#else
-    const bool doublePrecision = false;
-#endif
     return {{"cpuModel", firstCpuModel()},
             {"logicalCores", std::thread::hardware_concurrency()},
             {"openmpMaxThreads", omp_get_max_threads()},
-            {"loadAverageAtStart", fileFirstLine("/proc/loadavg")},
+            {"loadAverageAtStart", loadAverages()},
             {"compiler", compiler},
             {"bulletVersion", btGetVersion()},
-            {"btUseDoublePrecision", doublePrecision},
+            {"btUseDoublePrecision", sizeof(btScalar) == sizeof(double)},
             {"cuda", cudaReason.empty() ? "available" : "unavailable: " + cudaReason},
             {"date", date}};
 }
 
+/// Parses a comma-separated list of sizes.
 std::vector<std::size_t> parseSizes(const std::string& text) {
     std::vector<std::size_t> sizes;
     std::stringstream stream(text);
@@ -366,43 +369,41 @@ std::vector<std::size_t> parseSizes(const std::string& text) {
 
 const char* cUsage =
     "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
-    "                                  [--demo-steps S] [--threads T] [--seed S] [--json FILE]\n"
+    "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S] [--json FILE]\n"
     "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
     "  --frames      timed frames per size (default 20), after --warmup frames (default 3)\n"
     "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
-    "                (default 100000: dbvt needs ~13 s/frame at 1M, the axis sweep's build is O(N^2))\n"
+    "                (default 100000: dbvt needs ~13 s/frame at 1M)\n"
+    "  --sweep-max   run bt32BitAxisSweep3 only up to this N; 0 = always (default 20000: creating\n"
+    "                N proxies one by one is O(N^2), about 9 minutes at 100000)\n"
     "  --demo-steps  BenchmarkDemo test 1 steps (default 300; 0 skips it)\n"
     "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
     "  --json        also write the results as JSON to FILE\n";
 
+/// Parses the command line; throws std::invalid_argument on a bad flag.
 Options parseOptions(int argc, char** argv) {
     Options options;
+    using Setter = std::function<void(const std::string&)>;
+    const std::unordered_map<std::string, Setter> setters = {
+        {"--sizes", [&](const std::string& v) { options.sizes = parseSizes(v); }},
+        {"--frames", [&](const std::string& v) { options.frames = std::max(1, std::stoi(v)); }},
+        {"--warmup", [&](const std::string& v) { options.warmup = std::max(0, std::stoi(v)); }},
+        {"--skip-slow", [&](const std::string& v) { options.skipSlowAbove = std::stoull(v); }},
+        {"--sweep-max", [&](const std::string& v) { options.sweepMax = std::stoull(v); }},
+        {"--demo-steps", [&](const std::string& v) { options.demoSteps = std::max(0, std::stoi(v)); }},
+        {"--threads", [&](const std::string& v) { options.threads = std::stoi(v); }},
+        {"--seed", [&](const std::string& v) { options.seed = static_cast<std::uint32_t>(std::stoul(v)); }},
+        {"--json", [&](const std::string& v) { options.jsonPath = v; }}};
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "--help" || flag == "-h") {
             std::fputs(cUsage, stdout);
             std::exit(0);
         }
+        const auto setter = setters.find(flag);
+        if (setter == setters.end()) throw std::invalid_argument("unknown flag " + flag);
         if (i + 1 >= argc) throw std::invalid_argument("missing value after " + flag);
-        const std::string value = argv[++i];
-        if (flag == "--sizes")
-            options.sizes = parseSizes(value);
-        else if (flag == "--frames")
-            options.frames = std::max(1, std::stoi(value));
-        else if (flag == "--warmup")
-            options.warmup = std::max(0, std::stoi(value));
-        else if (flag == "--skip-slow")
-            options.skipSlowAbove = std::stoull(value);
-        else if (flag == "--demo-steps")
-            options.demoSteps = std::max(0, std::stoi(value));
-        else if (flag == "--threads")
-            options.threads = std::stoi(value);
-        else if (flag == "--seed")
-            options.seed = static_cast<std::uint32_t>(std::stoul(value));
-        else if (flag == "--json")
-            options.jsonPath = value;
-        else
-            throw std::invalid_argument("unknown flag " + flag);
+        setter->second(argv[++i]);
     }
     return options;
 }
@@ -412,6 +413,9 @@ std::string skipReason(Contender contender, std::size_t count, const Options& op
     if (contender == Contender::BulletGpuCuda && !cudaReason.empty()) return "unavailable";
     const bool slow = contender == Contender::Dbvt || contender == Contender::AxisSweep;
     if (slow && options.skipSlowAbove != 0 && count > options.skipSlowAbove) return "skipped (--skip-slow)";
+    if (contender == Contender::AxisSweep && options.sweepMax != 0 && count > options.sweepMax) {
+        return "skipped (--sweep-max)";
+    }
     return {};
 }
 
@@ -420,15 +424,18 @@ bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason,
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     bool allExact = true;
-    std::printf("(a) N moving unit cubes, density 0.25/unit^3, 0.05/frame; medians over %d frames after %d warm-up\n",
+    std::printf("(a) N moving unit cubes, density 0.25/unit^3, 0.05/frame; medians over %d frames after %d warm-up;\n"
+                "    speedup = dbvt ms / this ms; exact = cached pairs whose boxes overlap; bt32BitAxisSweep3\n"
+                "    without its raycast accelerator\n",
                 options.frames, options.warmup);
     std::printf("%9s  %-18s %10s %10s %9s %9s %8s %9s %9s  %s\n", "N", "broadphase", "build ms", "ms/frame", "setAabb",
-                "calc", "x dbvt", "pairs", "exact", "check");
+                "calc", "speedup", "pairs", "exact", "check");
     for (std::size_t count : options.sizes) {
         const std::unique_ptr<btCollisionObject[]> objects(new btCollisionObject[count]);
+        MovingCubes finalState(count, options.seed);
+        for (int frame = 0; frame < options.warmup + options.frames; ++frame) finalState.advance();
+        const std::size_t expected = finalState.countOverlaps();
         double dbvtMs = 0;
-        std::size_t expected = 0;
-        bool expectedKnown = false;
         for (Contender contender : cContenders) {
             json entry = {{"n", count}, {"broadphase", nameOf(contender)}};
             const std::string reason = skipReason(contender, count, options, cudaReason);
@@ -439,12 +446,6 @@ bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason,
                 continue;
             }
             const MovingResult result = runMovingCubes(contender, count, options, objects.get(), dispatcher);
-            if (!expectedKnown) {
-                MovingCubes finalState(count, options.seed);
-                for (int frame = 0; frame < options.warmup + options.frames; ++frame) finalState.advance();
-                expected = finalState.countOverlaps();
-                expectedKnown = true;
-            }
             const double frameMs = median(result.frameMs);
             if (contender == Contender::Dbvt) dbvtMs = frameMs;
             const bool exact = result.exactPairs == expected && (!isBulletGpu(contender) || result.pairs == expected);
@@ -453,10 +454,9 @@ bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason,
                                       : result.pairs == expected
                                           ? "exact"
                                           : "superset +" + std::to_string(result.pairs - expected);
-            const std::string ratio = dbvtMs > 0 ? std::to_string(dbvtMs / frameMs).substr(0, 6) : "-";
             std::printf("%9zu  %-18s %10.2f %10.3f %9.3f %9.3f %8s %9zu %9zu  %s\n", count, nameOf(contender),
-                        result.buildMs, frameMs, median(result.setAabbMs), median(result.calculateMs), ratio.c_str(),
-                        result.pairs, result.exactPairs, check.c_str());
+                        result.buildMs, frameMs, median(result.setAabbMs), median(result.calculateMs),
+                        speedupText(dbvtMs, frameMs).c_str(), result.pairs, result.exactPairs, check.c_str());
             entry.update({{"buildMs", result.buildMs},
                           {"medianFrameMs", frameMs},
                           {"meanFrameMs", mean(result.frameMs)},
@@ -473,10 +473,11 @@ bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason,
     return allExact;
 }
 
+/// Runs BenchmarkDemo test 1 on every contender and prints its table.
 void benchmarkDemo1(const Options& options, const std::string& cudaReason, json& report) {
     std::printf("\n(b) BenchmarkDemo test 1 \"3000 boxes\" (3,008 boxes), %d steps of 1/60, whole stepSimulation\n",
                 options.demoSteps);
-    std::printf("%-18s %14s %12s %8s %11s %11s\n", "broadphase", "median ms/step", "mean ms/step", "x dbvt",
+    std::printf("%-18s %14s %12s %8s %11s %11s\n", "broadphase", "median ms/step", "mean ms/step", "speedup",
                 "peak pairs", "final pairs");
     double dbvtMs = 0;
     for (Contender contender : cContenders) {
@@ -504,6 +505,7 @@ void benchmarkDemo1(const Options& options, const std::string& cudaReason, json&
 } // namespace
 
 int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IOLBF, 0); // rows appear as they are measured, also in a file
     Options options;
     try {
         options = parseOptions(argc, argv);
@@ -518,6 +520,7 @@ int main(int argc, char** argv) {
                           {"frames", options.frames},
                           {"warmup", options.warmup},
                           {"skipSlowAbove", options.skipSlowAbove},
+                          {"sweepMax", options.sweepMax},
                           {"demoSteps", options.demoSteps},
                           {"threads", options.threads},
                           {"seed", options.seed},
@@ -525,8 +528,9 @@ int main(int argc, char** argv) {
     report["moving"] = json::array();
     report["benchmarkDemo1"] = json::array();
     const json& machine = report["machine"];
-    std::printf("%s, %u logical cores, Bullet %d (%s), CUDA %s\n\n", machine["cpuModel"].get<std::string>().c_str(),
-                std::thread::hardware_concurrency(), btGetVersion(),
+    std::printf("%s, %u logical cores, load average %s, Bullet %d (%s), CUDA %s\n\n",
+                machine["cpuModel"].get<std::string>().c_str(), std::thread::hardware_concurrency(),
+                machine["loadAverageAtStart"].get<std::string>().c_str(), btGetVersion(),
                 machine["btUseDoublePrecision"].get<bool>() ? "double" : "float",
                 machine["cuda"].get<std::string>().c_str());
 

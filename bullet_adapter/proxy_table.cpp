@@ -21,15 +21,6 @@ bool isGhostClient(void* clientObject) {
     return object != nullptr && object->getInternalType() == btCollisionObject::CO_GHOST_OBJECT;
 }
 
-void eraseOne(std::vector<std::uint32_t>& list, std::uint32_t value, bool& found) {
-    auto it = std::find(list.begin(), list.end(), value);
-    found = it != list.end();
-    if (found) {
-        *it = list.back();
-        list.pop_back();
-    }
-}
-
 } // namespace
 
 ProxyTable::ProxyTable() : m_boxes(sizeof(btScalar) == sizeof(double)) {}
@@ -101,21 +92,20 @@ void ProxyTable::resetSlots() {
 }
 
 void ProxyTable::link(std::uint32_t a, std::uint32_t b) {
-    m_proxies[a]->partners.push_back(b);
-    m_proxies[b]->partners.push_back(a);
+    m_proxies[a]->partners.push(b);
+    m_proxies[b]->partners.push(a);
 }
 
 bool ProxyTable::unlink(std::uint32_t a, std::uint32_t b) {
-    bool foundA = false, foundB = false;
-    eraseOne(m_proxies[a]->partners, b, foundA);
-    eraseOne(m_proxies[b]->partners, a, foundB);
+    const bool foundA = m_proxies[a]->partners.erase(b);
+    const bool foundB = m_proxies[b]->partners.erase(a);
     assert(foundA == foundB);
+    (void)foundB;
     return foundA;
 }
 
 bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const {
-    const auto& list = m_proxies[a]->partners;
-    return std::find(list.begin(), list.end(), b) != list.end();
+    return m_proxies[a]->partners.contains(b);
 }
 
 } // namespace bulletgpu

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "bullet_adapter/partner_list.h"
 #include "kernels/sap/box_store.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
@@ -17,7 +18,7 @@ namespace bulletgpu {
 struct SlotProxy : public btBroadphaseProxy {
     std::uint32_t slot = 0;              ///< Index of this proxy's box in the BoxStore.
     bool isGhost = false;                ///< The client is a btGhostObject: pairs update in setAabb.
-    std::vector<std::uint32_t> partners; ///< Slots of the proxies this one is paired with in the cache.
+    PartnerList partners;                ///< Slots of the proxies this one is paired with in the cache.
 };
 
 /// Maps Bullet proxies to dense slots of a BoxStore: allocation and reuse of slots,

@@ -39,14 +39,12 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
 }
 
 void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {
-    m_scratch = proxy.partners;
-    std::sort(m_scratch.begin(), m_scratch.end());
+    proxy.partners.copySorted(m_scratch);
     for (std::uint32_t other : m_scratch) removePair(proxy.slot, other, dispatcher, true);
 }
 
 void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t>& partners, btDispatcher* dispatcher) {
-    m_scratch = proxy.partners;
-    std::sort(m_scratch.begin(), m_scratch.end());
+    proxy.partners.copySorted(m_scratch);
     // Removals first, then additions, each in slot order.
     auto next = partners.begin();
     for (std::uint32_t other : m_scratch) {
@@ -74,8 +72,9 @@ std::vector<std::uint64_t> PairCacheSync::currentPairs() const {
     pairs.reserve(m_pairCount);
     for (std::uint32_t slot = 0; slot < m_table.boxes().size(); ++slot) {
         if (!m_table.boxes().isLive(slot)) continue;
-        for (std::uint32_t other : m_table.proxy(slot)->partners) {
-            if (slot < other) pairs.push_back(pairKey(slot, other));
+        const PartnerList& partners = m_table.proxy(slot)->partners;
+        for (std::uint32_t i = 0; i < partners.size(); ++i) {
+            if (slot < partners[i]) pairs.push_back(pairKey(slot, partners[i]));
         }
     }
     std::sort(pairs.begin(), pairs.end());

@@ -54,6 +54,8 @@ void BoxTree::onErased(std::uint32_t slot) {
 }
 
 void BoxTree::clear() {
+    m_pending.clear();
+    m_isPending.clear();
     m_sideScanned = 0;
     m_inTreeCount = 0;
     m_nodes.clear();
@@ -63,6 +65,13 @@ void BoxTree::clear() {
     m_location.clear();
     m_leafOf.clear();
     m_listIndex.clear();
+}
+
+void BoxTree::defer(std::uint32_t slot) {
+    if (slot >= m_isPending.size()) m_isPending.resize(slot + 1, 0);
+    if (m_isPending[slot]) return;
+    m_isPending[slot] = 1;
+    m_pending.push_back(slot);
 }
 
 void BoxTree::place(const BoxStore& boxes, std::uint32_t slot) {
@@ -119,7 +128,25 @@ bool BoxTree::leafContains(std::uint32_t leaf, const BoxStore& boxes, std::uint3
     return boxContains(m_nodes[leaf].lo, m_nodes[leaf].hi, lo, hi);
 }
 
+void BoxTree::placePending(const BoxStore& boxes) {
+    for (std::uint32_t slot : m_pending) {
+        m_isPending[slot] = 0;
+        place(boxes, slot);
+    }
+    m_pending.clear();
+}
+
 void BoxTree::prepareQuery(const BoxStore& boxes) {
+    // Boxes that changed since the last query: rebuild when they are many, else place each.
+    const std::size_t tracked = m_inTreeCount + m_side.size() + m_huge.size();
+    const bool rebuildNow = m_rebuildLazily && m_pending.size() > kMinSideListForRebuild &&
+                            m_pending.size() * kSideListShareDivisor > tracked;
+    if (rebuildNow) {
+        for (std::uint32_t slot : m_pending) m_isPending[slot] = 0;
+        m_pending.clear();
+        rebuild(boxes);
+    }
+    placePending(boxes);
     if (m_rebuildLazily) {
         const std::size_t side = m_side.size();
         const std::size_t tracked = m_inTreeCount + side + m_huge.size();

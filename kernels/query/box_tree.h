@@ -146,10 +146,20 @@ public:
     explicit BoxTree(bool rebuildLazily = true) : m_rebuildLazily(rebuildLazily) {}
 
     /// Records that the slot became live in the store with its current box.
-    void onInserted(const BoxStore& boxes, std::uint32_t slot) { place(boxes, slot); }
+    void onInserted(const BoxStore& boxes, std::uint32_t slot) {
+        (void)boxes;
+        defer(slot);
+    }
 
     /// Records that the slot's box changed in the store.
-    void onChanged(const BoxStore& boxes, std::uint32_t slot) { place(boxes, slot); }
+    void onChanged(const BoxStore& boxes, std::uint32_t slot) {
+        (void)boxes;
+        defer(slot);
+    }
+
+    /// Places the boxes inserted or changed since the last query now (queries do this first;
+    /// owners only need it to inspect the bookkeeping).
+    void placePending(const BoxStore& boxes);
 
     /// Records that the slot was erased from the store.
     void onErased(std::uint32_t slot);
@@ -244,6 +254,7 @@ private:
 
     static constexpr std::uint32_t kNoLeaf = 0xffffffffu;
 
+    void defer(std::uint32_t slot);
     void place(const BoxStore& boxes, std::uint32_t slot);
     void detach(std::uint32_t slot);
     void appendToList(std::vector<std::uint32_t>& list, std::uint32_t slot, Location location);
@@ -296,6 +307,8 @@ private:
     std::vector<std::uint32_t> m_side;      // Slots found by a linear scan until the next build.
     std::vector<std::uint32_t> m_huge;      // Infinite or scene-wide boxes, scanned by every query.
     std::vector<std::uint8_t> m_location;   // Location per slot.
+    std::vector<std::uint32_t> m_pending;   // Slots inserted or changed since the last query, placed by the next one.
+    std::vector<std::uint8_t> m_isPending;  // Whether a slot is in m_pending.
     std::vector<std::uint32_t> m_leafOf;    // Leaf holding the slot in the built tree, or kNoLeaf.
     std::vector<std::uint32_t> m_listIndex; // Position of the slot in the side or huge list.
     // Build scratch, kept to avoid reallocations.

@@ -44,6 +44,7 @@ std::string PairFinderCpu::description() const {
 }
 
 void PairFinderCpu::reset() {
+    m_gridChooser.reset();
     m_pairs.clear();
     m_lastRevision = ~0ull;
 }
@@ -84,10 +85,14 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
 void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
     const std::int64_t slots = boxes.size();
     std::uint32_t usable = 0;
-#pragma omp parallel for num_threads(m_threads) schedule(static) reduction(+ : usable)
+    // Small scenes run on one thread: waking a team costs more than the work, and a team whose
+    // threads share cores with other programs waits at every barrier.
+    m_activeThreads = slots >= cParallelThreshold ? m_threads : 1;
+#pragma omp parallel for num_threads(m_activeThreads) schedule(static) reduction(+ : usable)
     for (std::int64_t slot = 0; slot < slots; ++slot) usable += boxes.isUsable(static_cast<std::uint32_t>(slot)) ? 1u : 0u;
-    m_grid = chooseSapGrid(boxes, usable);
+    m_grid = m_gridChooser.choose(boxes, usable);
 
+    m_slotRanges.resize(static_cast<std::size_t>(slots));
     m_boxes.resize(usable);
     m_ranges.resize(usable);
     m_sortKeys.resize(usable);
@@ -102,7 +107,7 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
 
     // Each thread takes a contiguous slot range; a first pass counts its bucketed boxes so the
     // second can write them at fixed offsets, in slot order whatever the thread count.
-    const int threads = m_threads;
+    const int threads = m_activeThreads;
     m_threadCounts.assign(static_cast<std::size_t>(threads) + 1, 0);
     m_threadHuge.resize(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)
@@ -117,6 +122,7 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
             const auto slot = static_cast<std::uint32_t>(s);
             if (!boxes.isUsable(slot)) continue;
             const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
+            m_slotRanges[slot] = range;
             if (sapIsHuge(m_grid, range)) huge.push_back(slot);
             else ++normals;
         }
@@ -128,9 +134,10 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
         for (std::int64_t s = begin; s < end; ++s) {
             const auto slot = static_cast<std::uint32_t>(s);
             if (!boxes.isUsable(slot)) continue;
-            const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
+            const SapCellRange range = m_slotRanges[slot];
             if (sapIsHuge(m_grid, range)) continue;
-            m_boxes[at] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot], minV[slot], maxV[slot], slot, 0};
+            const std::uint32_t flags = range.count() == 1 ? cSingleCell : 0u;
+            m_boxes[at] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot], minV[slot], maxV[slot], slot, flags};
             m_ranges[at] = range;
             m_sortKeys[at] = orderedFloatKey(minS[slot]);
             m_sortOrder[at] = at;
@@ -155,7 +162,7 @@ void PairFinderCpu::bucketIntoCells() {
     // each thread scatter its run into its own part of every cell, so each cell stays in
     // sweep order.
     const std::uint32_t cells = m_grid.cellCount();
-    const int threads = m_threads;
+    const int threads = m_activeThreads;
     const std::int64_t count = static_cast<std::int64_t>(m_sortOrder.size());
     m_threadCellOffsets.resize(static_cast<std::size_t>(threads));
     m_cellStart.assign(cells + 1, 0);
@@ -208,10 +215,10 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const SweepBox* entries = m_entries.data();
     std::uint64_t candidates = 0;
 
-#pragma omp parallel num_threads(m_threads) reduction(+ : candidates)
+    for (auto& part : m_threadPairs) part.clear();
+#pragma omp parallel num_threads(m_activeThreads) reduction(+ : candidates)
     {
         std::vector<std::uint64_t>& out = m_threadPairs[static_cast<std::size_t>(omp_get_thread_num())];
-        out.clear();
 
         // Bucketed boxes: sweep each cell; a pair is kept only by its reference cell.
 #pragma omp for schedule(dynamic, 16) nowait
@@ -226,7 +233,8 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                         !intervalsOverlap(a.minV, a.maxV, b.minV, b.maxV)) {
                         continue;
                     }
-                    if (sapReferenceCell(m_grid, a.minU, a.minV, b.minU, b.minV) != static_cast<std::uint32_t>(cell)) {
+                    if ((a.flags & b.flags & cSingleCell) == 0 &&
+                        sapReferenceCell(m_grid, a.minU, a.minV, b.minU, b.minV) != static_cast<std::uint32_t>(cell)) {
                         continue;
                     }
                     if (sapAcceptPair(view, a.slot, b.slot, filterGroups)) out.push_back(pairKey(a.slot, b.slot));

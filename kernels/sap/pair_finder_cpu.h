@@ -43,13 +43,20 @@ private:
     struct SweepBox {
         float minS, maxS, minU, maxU, minV, maxV;
         std::uint32_t slot;
-        std::uint32_t padding;
+        std::uint32_t flags; ///< cSingleCell when the box lies in one cell (its pairs need no reference-cell test)
     };
+    static constexpr std::uint32_t cSingleCell = 1;
     static_assert(sizeof(SweepBox) == 32, "one SweepBox per half cache line");
 
+    /// Below this many slots an update runs on one thread.
+    static constexpr std::int64_t cParallelThreshold = 32768;
+
     int m_threads;
+    int m_activeThreads = 1;
     SapGrid m_grid;
+    SapGridChooser m_gridChooser;
     RadixSorterCpu m_sorter;
+    std::vector<SapCellRange> m_slotRanges; // cell range of each usable slot (scratch of the classification)
     std::vector<SweepBox> m_boxes;          // bucketed boxes, in slot order
     std::vector<SapCellRange> m_ranges;     // their cell ranges
     std::vector<std::uint32_t> m_sortKeys;  // ordered-float lower bound on the sweep axis

@@ -226,6 +226,7 @@ private:
     int m_device;
     std::string m_deviceName;
     SapGrid m_grid;
+    SapGridChooser m_gridChooser;
     DeviceBoxArrays m_boxes;
     const BoxStore* m_residentStore = nullptr; // the store the device arrays mirror
     bool m_residentExact = false;
@@ -263,6 +264,7 @@ std::string PairFinderCuda::description() const {
 }
 
 void PairFinderCuda::reset() {
+    m_gridChooser.reset();
     m_pairCount = 0;
     m_lastRevision = ~0ull;
 }
@@ -279,7 +281,7 @@ void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& delt
     m_stats = PairFinderStats{};
     const auto hostStart = Clock::now();
     const std::uint32_t usable = countUsable(boxes);
-    m_grid = chooseSapGrid(boxes, usable);
+    m_grid = m_gridChooser.choose(boxes, usable);
     const double hostMs = millisecondsSince(hostStart);
 
     record(MarkStart);

@@ -10,7 +10,9 @@
 namespace bulletgpu {
 namespace {
 
-constexpr std::uint32_t cSampleSize = 4096;
+constexpr std::uint32_t cSampleSize = 2048;
+/// Updates that keep one grid while the number of boxes stays within -20% .. +25%.
+constexpr int cUpdatesPerChoice = 8;
 /// Boxes with a coordinate beyond this are left out of the statistics (planes, infinities).
 constexpr double cStatisticsLimit = 1e15;
 /// Cell width as a multiple of the median box extent.
@@ -27,15 +29,31 @@ double quantile(std::vector<double>& values, double q) {
 
 } // namespace
 
-SapGrid chooseSapGrid(const BoxStore& boxes, std::uint32_t usableCount) {
+const SapGrid& SapGridChooser::choose(const BoxStore& boxes, std::uint32_t usableCount) {
+    const bool similarCount = usableCount <= m_usableCount + m_usableCount / 4 && usableCount * 5 >= m_usableCount * 4;
+    if (m_updatesLeft > 0 && similarCount) {
+        --m_updatesLeft;
+        return m_grid;
+    }
+    m_grid = sample(boxes, usableCount);
+    m_usableCount = usableCount;
+    m_updatesLeft = cUpdatesPerChoice - 1;
+    return m_grid;
+}
+
+SapGrid SapGridChooser::sample(const BoxStore& boxes, std::uint32_t usableCount) {
     SapGrid grid;
     if (usableCount < 64) return grid; // one cell: a plain sweep is cheapest
 
     // Deterministic sample of finite usable boxes.
     const std::uint32_t slots = boxes.size();
     const std::uint32_t stride = std::max<std::uint32_t>(1, usableCount / cSampleSize);
-    std::vector<double> centres[3];
-    std::vector<double> extents[3];
+    std::vector<double>* centres = m_centres;
+    std::vector<double>* extents = m_extents;
+    for (int axis = 0; axis < 3; ++axis) {
+        centres[axis].clear();
+        extents[axis].clear();
+    }
     std::uint32_t seen = 0;
     for (std::uint32_t slot = 0; slot < slots; ++slot) {
         if (!boxes.isUsable(slot)) continue;

@@ -3,7 +3,9 @@
 
 #include "kernels/common/host_device.h"
 
+#include <cmath>
 #include <cstdint>
+#include <vector>
 
 namespace bulletgpu {
 
@@ -31,18 +33,34 @@ struct SapGrid {
 
 /// Chooses the sweep axis (largest spread of box centres) and the cell grid (about twice the
 /// median box extent, capped so there are at most about as many cells as boxes) from a
-/// deterministic sample of the store's usable boxes. Backends call it on the host so that
-/// they all sweep the same grid.
-SapGrid chooseSapGrid(const BoxStore& boxes, std::uint32_t usableCount);
+/// deterministic sample of the store's usable boxes. Any grid gives the same pairs; a good
+/// one gives few candidates, so the choice is kept for a few updates while the number of
+/// boxes stays about the same. Backends choose on the host, with the same rule, so that they
+/// all sweep the same grid.
+class SapGridChooser {
+public:
+    /// The grid for this update.
+    const SapGrid& choose(const BoxStore& boxes, std::uint32_t usableCount);
+
+    /// Forgets the kept grid (the next choose() samples again).
+    void reset() { m_updatesLeft = 0; }
+
+private:
+    SapGrid sample(const BoxStore& boxes, std::uint32_t usableCount);
+
+    SapGrid m_grid;
+    std::uint32_t m_usableCount = 0;
+    int m_updatesLeft = 0;
+    std::vector<double> m_centres[3]; // sampled box centres per axis
+    std::vector<double> m_extents[3]; // sampled box extents per axis
+};
 
 /// Column or row of a coordinate: floor((x - origin) / cell), clamped to [0, cells - 1].
-/// Monotone in x, NaN-safe, and safe for infinities.
+/// Monotone in x, branch-free, NaN-safe (fmax drops the NaN) and safe for infinities.
 BULLETGPU_HD std::int32_t sapCellCoordinate(float x, float origin, float inverseCell, std::int32_t cells) {
-    const float t = (x - origin) * inverseCell;
-    if (!(t >= 1.0f)) return 0; // also NaN
-    if (t >= static_cast<float>(cells)) return cells - 1;
-    const std::int32_t c = static_cast<std::int32_t>(t);
-    return c < cells ? c : cells - 1;
+    float t = fmaxf((x - origin) * inverseCell, 0.0f);
+    t = fminf(t, static_cast<float>(cells - 1));
+    return static_cast<std::int32_t>(t);
 }
 
 /// Range of cells a box covers on the grid.

@@ -40,9 +40,11 @@ struct Scene {
     void insert(std::uint32_t slot, const Box& box) {
         store.insert(slot, box.lo, box.hi, 1, 1);
         tree.onInserted(store, slot);
+        if (placeAtOnce) tree.placePending(store);
     }
     void move(std::uint32_t slot, const Box& box) {
         if (store.update(slot, box.lo, box.hi)) tree.onChanged(store, slot);
+        if (placeAtOnce) tree.placePending(store);
     }
     void erase(std::uint32_t slot) {
         store.erase(slot);
@@ -60,6 +62,7 @@ struct Scene {
 
     BoxStore store;
     BoxTree tree;
+    bool placeAtOnce = true; ///< Place each change at once (to inspect the bookkeeping); else queries do it.
 };
 
 bool isUsable(const Box& b) { return b.lo[0] <= b.hi[0] && b.lo[1] <= b.hi[1] && b.lo[2] <= b.hi[2]; }
@@ -519,12 +522,29 @@ TEST_CASE("BoxTree: clear forgets everything", "[boxtree]") {
     BoxMaker maker(1, Layout::Uniform, true);
     for (std::uint32_t slot = 0; slot < 200; ++slot) scene.insert(slot, maker.next());
     scene.tree.rebuild(scene.store);
+    CHECK(scene.tree.nodeCount() >= 2 * 200 / BoxTree::kLeafSize - 1);
     scene.store.clear();
     scene.tree.clear();
     REQUIRE(scene.tree.validate(scene.store));
+    CHECK(scene.tree.nodeCount() == 0);
     const double lo[3] = {-kInf, -kInf, -kInf}, hi[3] = {kInf, kInf, kInf};
     CHECK(treeBoxQuery(scene, lo, hi).empty());
     scene.store.insert(3, lo, hi, 1, 1);
     scene.tree.onInserted(scene.store, 3);
     CHECK(treeBoxQuery(scene, lo, hi) == std::vector<std::uint32_t>{3});
+}
+
+TEST_CASE("BoxTree: changes wait for the next query, which sees them all", "[boxtree]") {
+    BoxMaker maker(77, Layout::Uniform, false);
+    Scene scene(true, true);
+    for (std::uint32_t slot = 0; slot < 3000; ++slot) scene.insert(slot, maker.next());
+    scene.tree.rebuild(scene.store);
+    scene.placeAtOnce = false;
+    for (std::uint32_t round = 0; round < 3; ++round) {
+        for (std::uint32_t slot = round; slot < 3000; slot += 7) scene.move(slot, maker.next());
+        scene.erase(3 + round * 7);
+        scene.insert(3000 + round, maker.next());
+        checkQueries(scene, maker, false, 40);
+        REQUIRE(scene.tree.validate(scene.store));
+    }
 }

@@ -26,12 +26,14 @@ namespace {
 /// A pair of collision objects, as their indices in the world's object array, lower first.
 using PairKey = std::pair<int, int>;
 
+/// The key of the pair of two proxies' collision objects.
 PairKey keyOf(const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
     const int ia = static_cast<const btCollisionObject*>(a->m_clientObject)->getWorldArrayIndex();
     const int ib = static_cast<const btCollisionObject*>(b->m_clientObject)->getWorldArrayIndex();
     return {std::min(ia, ib), std::max(ia, ib)};
 }
 
+/// The broadphase under test: bulletgpu on the CPU backend, without its log line.
 std::unique_ptr<btBroadphaseInterface> makeBulletGpu() {
     bulletgpu::BroadphaseConfig config;
     config.backend = bulletgpu::Backend::Cpu;
@@ -42,6 +44,7 @@ std::unique_ptr<btBroadphaseInterface> makeBulletGpu() {
 /// The cache's pairs with their algorithms, sorted by key (duplicates kept).
 using AlgorithmSnapshot = std::vector<std::pair<PairKey, const btCollisionAlgorithm*>>;
 
+/// The world cache's pairs and their algorithms.
 AlgorithmSnapshot snapshotPairs(btCollisionWorld& world) {
     const btBroadphasePairArray& pairs = world.getPairCache()->getOverlappingPairArray();
     AlgorithmSnapshot snapshot;
@@ -53,6 +56,7 @@ AlgorithmSnapshot snapshotPairs(btCollisionWorld& world) {
     return snapshot;
 }
 
+/// The keys of a snapshot, in its order.
 std::vector<PairKey> keysOf(const AlgorithmSnapshot& snapshot) {
     std::vector<PairKey> keys;
     keys.reserve(snapshot.size());
@@ -93,6 +97,7 @@ struct PairSetCheck {
     std::size_t duplicates = 0; ///< Cached pairs held more than once.
 };
 
+/// Compares the world's pair cache with exactOverlaps().
 PairSetCheck checkPairCache(btCollisionWorld& world) {
     std::vector<PairKey> cached = keysOf(snapshotPairs(world));
     PairSetCheck check;
@@ -110,6 +115,7 @@ PairSetCheck checkPairCache(btCollisionWorld& world) {
     return check;
 }
 
+/// Fails the test unless the cache held exactly the exact overlaps, once each.
 void requireExact(const PairSetCheck& check) {
     CAPTURE(check.cached, check.exact);
     REQUIRE(check.missing == 0);
@@ -159,10 +165,11 @@ void requireEventsMatch(const std::vector<PairKey>& previous, const std::vector<
 /// Counts pairs held in both snapshots that had an algorithm before: those that kept the
 /// same algorithm object, and those whose algorithm was replaced.
 struct AlgorithmPersistence {
-    std::size_t kept = 0;
-    std::size_t replaced = 0;
+    std::size_t kept = 0;     ///< Pairs that kept their algorithm object.
+    std::size_t replaced = 0; ///< Pairs whose algorithm object changed.
 };
 
+/// Compares the algorithms of the pairs two consecutive snapshots share.
 AlgorithmPersistence compareAlgorithms(const AlgorithmSnapshot& before, const AlgorithmSnapshot& after) {
     AlgorithmPersistence persistence;
     auto next = after.begin();
@@ -182,6 +189,7 @@ struct HeightSummary {
     double highest = 0;
 };
 
+/// Summarizes the centre heights of a non-empty set of bodies.
 HeightSummary summarizeHeights(const std::vector<btRigidBody*>& bodies) {
     HeightSummary summary{0, bodies.front()->getWorldTransform().getOrigin().y(),
                           bodies.front()->getWorldTransform().getOrigin().y()};
@@ -197,6 +205,7 @@ HeightSummary summarizeHeights(const std::vector<btRigidBody*>& bodies) {
 
 constexpr int cBenchmarkDemoSteps = 300;
 
+/// BenchmarkDemo test 1 on btDbvtBroadphase: where its boxes are after the same steps.
 HeightSummary runBenchmarkDemoOnDbvt() {
     bulletgpu::bench::BenchmarkDemo1 scene(std::make_unique<btDbvtBroadphase>());
     for (int step = 0; step < cBenchmarkDemoSteps; ++step) scene.step();
@@ -224,6 +233,7 @@ struct NodeSummary {
     btScalar lowest = 0;
 };
 
+/// Summarizes a soft body's node positions.
 NodeSummary summarizeNodes(const btSoftBody& body) {
     NodeSummary summary;
     summary.lowest = body.m_nodes[0].m_x.y();
@@ -300,12 +310,13 @@ private:
 
 /// Where the cloth and rope end, and how low any of their nodes went.
 struct SoftRun {
-    NodeSummary cloth;
-    NodeSummary rope;
-    btScalar lowestNode = 0;
-    std::vector<PairSetCheck> checks;
+    NodeSummary cloth;                ///< The cloth after the last step.
+    NodeSummary rope;                 ///< The rope after the last step.
+    btScalar lowestNode = 0;          ///< The lowest height any node reached.
+    std::vector<PairSetCheck> checks; ///< One per broadphase update, when checked.
 };
 
+/// Runs the cloth-and-rope scene for 200 steps, optionally checking the cache after every update.
 SoftRun dropClothAndRope(std::unique_ptr<btBroadphaseInterface> broadphase, bool checkPairs) {
     ClothAndRopeScene scene(std::move(broadphase), checkPairs);
     SoftRun run;
@@ -323,10 +334,10 @@ SoftRun dropClothAndRope(std::unique_ptr<btBroadphaseInterface> broadphase, bool
 
 /// Where a kinematic character that walked along a row of static boxes ends.
 struct CharacterRun {
-    btVector3 end{0, 0, 0};
-    btScalar lowestCentre = 0;
-    std::vector<PairSetCheck> checks;
-    std::size_t ghostMismatches = 0; ///< Steps where the ghost's own object list differed from its cache pairs.
+    btVector3 end{0, 0, 0};           ///< The capsule's centre after the last step.
+    btScalar lowestCentre = 0;        ///< The lowest height its centre reached.
+    std::vector<PairSetCheck> checks; ///< One per step, when checked.
+    std::size_t ghostMismatches = 0;  ///< Steps where the ghost's own object list differed from its cache pairs.
 };
 
 /// The objects paired with the ghost in the world's cache, as world array indices.
@@ -340,6 +351,7 @@ std::vector<int> cachePartnersOf(btCollisionWorld& world, const btCollisionObjec
     return partners;
 }
 
+/// The ghost's own list of overlapping objects, as world array indices.
 std::vector<int> ghostOverlaps(btPairCachingGhostObject& ghost) {
     std::vector<int> overlaps;
     for (int i = 0; i < ghost.getNumOverlappingObjects(); ++i) {
@@ -349,6 +361,8 @@ std::vector<int> ghostOverlaps(btPairCachingGhostObject& ghost) {
     return overlaps;
 }
 
+/// Walks a kinematic character along a row of static boxes for 200 steps, optionally checking
+/// the cache, and the ghost's own pair list against it, after every step.
 CharacterRun walkCharacter(std::unique_ptr<btBroadphaseInterface> broadphase, bool checkPairs) {
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/common/radix_sort_cpu.h"
 
-#include <array>
+#include <omp.h>
+
+#include <algorithm>
 #include <utility>
 
 namespace bulletgpu {
@@ -10,21 +12,47 @@ namespace {
 constexpr int cDigitBits = 11;
 constexpr std::uint32_t cBuckets = 1u << cDigitBits;
 constexpr std::uint32_t cDigitMask = cBuckets - 1;
+/// Below this many keys a sort runs on one thread.
+constexpr std::size_t cParallelThreshold = 1 << 15;
 
-/// Counts digits; returns false when every key has the same digit (the pass can be skipped).
-template <typename Key>
-bool countDigits(const Key* keys, std::size_t count, int shift, std::array<std::uint32_t, cBuckets>& offsets) {
-    offsets.fill(0);
-    for (std::size_t i = 0; i < count; ++i) ++offsets[(keys[i] >> shift) & cDigitMask];
-    std::uint32_t sum = 0;
-    for (std::uint32_t& bucket : offsets) {
-        if (bucket == count) return false;
-        const std::uint32_t n = bucket;
-        bucket = sum;
-        sum += n;
+/// One stable counting pass on `threads` contiguous runs. Returns false, moving nothing,
+/// when every key has the same digit.
+template <typename Key, typename Move>
+bool radixPass(const Key* keys, std::size_t count, int shift, int threads, std::vector<std::uint32_t>& histograms,
+               Move&& move) {
+    histograms.assign(static_cast<std::size_t>(threads) * cBuckets, 0);
+    bool skip = false;
+#pragma omp parallel num_threads(threads)
+    {
+        const int t = omp_get_thread_num();
+        const std::size_t begin = count * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
+        const std::size_t end = count * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+        std::uint32_t* histogram = histograms.data() + static_cast<std::size_t>(t) * cBuckets;
+        for (std::size_t i = begin; i < end; ++i) ++histogram[(keys[i] >> shift) & cDigitMask];
+#pragma omp barrier
+#pragma omp single
+        {
+            // Exclusive offsets, digit-major then thread, so each run keeps its order.
+            std::uint32_t sum = 0;
+            for (std::uint32_t digit = 0; digit < cBuckets; ++digit) {
+                const std::uint32_t first = sum;
+                for (int k = 0; k < threads; ++k) {
+                    std::uint32_t& bucket = histograms[static_cast<std::size_t>(k) * cBuckets + digit];
+                    const std::uint32_t n = bucket;
+                    bucket = sum;
+                    sum += n;
+                }
+                if (sum - first == count) skip = true;
+            }
+        }
+        if (!skip) {
+            for (std::size_t i = begin; i < end; ++i) move(i, histogram[(keys[i] >> shift) & cDigitMask]++);
+        }
     }
-    return true;
+    return !skip;
 }
+
+int threadsFor(std::size_t count, int threads) { return count >= cParallelThreshold ? std::max(1, threads) : 1; }
 
 } // namespace
 
@@ -34,23 +62,23 @@ int bitWidth(std::uint32_t maxValue) {
     return bits;
 }
 
-void RadixSorterCpu::sortPairs(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values, std::size_t count) {
+void RadixSorterCpu::sortPairs(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values, std::size_t count,
+                               int threads) {
     if (m_keyScratch.size() < count) {
         m_keyScratch.resize(count);
         m_valueScratch.resize(count);
     }
+    threads = threadsFor(count, threads);
     std::uint32_t* srcKeys = keys.data();
     std::uint32_t* srcValues = values.data();
     std::uint32_t* dstKeys = m_keyScratch.data();
     std::uint32_t* dstValues = m_valueScratch.data();
-    std::array<std::uint32_t, cBuckets> offsets;
     for (int shift = 0; shift < 32; shift += cDigitBits) {
-        if (!countDigits(srcKeys, count, shift, offsets)) continue;
-        for (std::size_t i = 0; i < count; ++i) {
-            const std::uint32_t at = offsets[(srcKeys[i] >> shift) & cDigitMask]++;
-            dstKeys[at] = srcKeys[i];
-            dstValues[at] = srcValues[i];
-        }
+        const bool moved = radixPass(srcKeys, count, shift, threads, m_histograms, [&](std::size_t from, std::uint32_t to) {
+            dstKeys[to] = srcKeys[from];
+            dstValues[to] = srcValues[from];
+        });
+        if (!moved) continue;
         std::swap(srcKeys, dstKeys);
         std::swap(srcValues, dstValues);
     }
@@ -60,15 +88,16 @@ void RadixSorterCpu::sortPairs(std::vector<std::uint32_t>& keys, std::vector<std
     }
 }
 
-void RadixSorterCpu::sortKeys64(std::vector<std::uint64_t>& keys, std::size_t count, int lowBits, int highBits) {
+void RadixSorterCpu::sortKeys64(std::vector<std::uint64_t>& keys, std::size_t count, int lowBits, int highBits,
+                                int threads) {
     if (m_key64Scratch.size() < count) m_key64Scratch.resize(count);
+    threads = threadsFor(count, threads);
     std::uint64_t* src = keys.data();
     std::uint64_t* dst = m_key64Scratch.data();
-    std::array<std::uint32_t, cBuckets> offsets;
     auto pass = [&](int shift) {
-        if (!countDigits(src, count, shift, offsets)) return;
-        for (std::size_t i = 0; i < count; ++i) dst[offsets[(src[i] >> shift) & cDigitMask]++] = src[i];
-        std::swap(src, dst);
+        const bool moved = radixPass(src, count, shift, threads, m_histograms,
+                                     [&](std::size_t from, std::uint32_t to) { dst[to] = src[from]; });
+        if (moved) std::swap(src, dst);
     };
     for (int shift = 0; shift < lowBits; shift += cDigitBits) pass(shift);
     for (int shift = 32; shift < 32 + highBits; shift += cDigitBits) pass(shift);

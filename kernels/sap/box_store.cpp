@@ -77,6 +77,7 @@ void BoxStore::insert(std::uint32_t slot, const double min[3], const double max[
     m_group[slot] = group;
     m_mask[slot] = mask;
     m_state[slot] = Live;
+    ++m_liveCount;
     markDirty(slot);
 }
 
@@ -119,6 +120,7 @@ bool BoxStore::setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t 
 void BoxStore::erase(std::uint32_t slot) {
     assert(isLive(slot));
     m_state[slot] = Free;
+    --m_liveCount;
     markDirty(slot);
 }
 

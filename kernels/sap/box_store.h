@@ -43,6 +43,9 @@ public:
     /// Frees every slot.
     void clear();
 
+    /// Number of live slots.
+    std::uint32_t liveCount() const { return m_liveCount; }
+
     /// Whether the slot holds a live box.
     bool isLive(std::uint32_t slot) const { return slot < size() && m_state[slot] == Live; }
 
@@ -92,6 +95,7 @@ private:
 
     bool m_keepExact;
     std::uint64_t m_revision = 0;
+    std::uint32_t m_liveCount = 0;
     std::vector<float> m_min[3];
     std::vector<float> m_max[3];
     std::vector<double> m_exactMin[3];

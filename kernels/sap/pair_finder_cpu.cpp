@@ -16,6 +16,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// How far ahead the gathers in sweep order prefetch (they read boxes in random order).
+constexpr std::int64_t cPrefetchDistance = 16;
+
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 }
@@ -84,73 +87,58 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
 
 void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
     const std::int64_t slots = boxes.size();
-    std::uint32_t usable = 0;
     // Small scenes run on one thread: waking a team costs more than the work, and a team whose
     // threads share cores with other programs waits at every barrier.
     m_activeThreads = slots >= cParallelThreshold ? m_threads : 1;
-#pragma omp parallel for num_threads(m_activeThreads) schedule(static) reduction(+ : usable)
-    for (std::int64_t slot = 0; slot < slots; ++slot) usable += boxes.isUsable(static_cast<std::uint32_t>(slot)) ? 1u : 0u;
-    m_grid = m_gridChooser.choose(boxes, usable);
+    m_grid = m_gridChooser.choose(boxes, boxes.liveCount());
 
-    m_slotRanges.resize(static_cast<std::size_t>(slots));
-    m_boxes.resize(usable);
-    m_ranges.resize(usable);
-    m_sortKeys.resize(usable);
-    m_sortOrder.resize(usable);
-    m_hugeSlots.clear();
+    // One pass, indexed by slot: bucketed boxes get their sweep key, every other slot (free,
+    // unusable or huge) the largest key, so the stable sort puts the bucketed boxes first,
+    // in sweep order and, on ties, in slot order.
+    m_boxes.resize(static_cast<std::size_t>(slots));
+    m_sortKeys.resize(static_cast<std::size_t>(slots));
+    m_sortOrder.resize(static_cast<std::size_t>(slots));
     const float* minS = boxes.minData(m_grid.sweepAxis);
     const float* maxS = boxes.maxData(m_grid.sweepAxis);
     const float* minU = boxes.minData(m_grid.uAxis);
     const float* maxU = boxes.maxData(m_grid.uAxis);
     const float* minV = boxes.minData(m_grid.vAxis);
     const float* maxV = boxes.maxData(m_grid.vAxis);
-
-    // Each thread takes a contiguous slot range; a first pass counts its bucketed boxes so the
-    // second can write them at fixed offsets, in slot order whatever the thread count.
+    const std::uint32_t* group = boxes.groupData();
+    const std::uint32_t* mask = boxes.maskData();
     const int threads = m_activeThreads;
-    m_threadCounts.assign(static_cast<std::size_t>(threads) + 1, 0);
     m_threadHuge.resize(static_cast<std::size_t>(threads));
-#pragma omp parallel num_threads(threads)
+    std::uint32_t usable = 0;
+    std::uint32_t normals = 0;
+#pragma omp parallel num_threads(threads) reduction(+ : usable, normals)
     {
         const int t = omp_get_thread_num();
         const std::int64_t begin = slots * t / threads;
         const std::int64_t end = slots * (t + 1) / threads;
         std::vector<std::uint32_t>& huge = m_threadHuge[static_cast<std::size_t>(t)];
         huge.clear();
-        std::uint32_t normals = 0;
         for (std::int64_t s = begin; s < end; ++s) {
             const auto slot = static_cast<std::uint32_t>(s);
+            m_sortOrder[slot] = slot;
+            m_sortKeys[slot] = cNotBucketed;
             if (!boxes.isUsable(slot)) continue;
+            ++usable;
             const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
-            m_slotRanges[slot] = range;
-            if (sapIsHuge(m_grid, range)) huge.push_back(slot);
-            else ++normals;
-        }
-        m_threadCounts[static_cast<std::size_t>(t) + 1] = normals;
-#pragma omp barrier
-#pragma omp single
-        for (int k = 0; k < threads; ++k) m_threadCounts[static_cast<std::size_t>(k) + 1] += m_threadCounts[static_cast<std::size_t>(k)];
-        std::uint32_t at = m_threadCounts[static_cast<std::size_t>(t)];
-        for (std::int64_t s = begin; s < end; ++s) {
-            const auto slot = static_cast<std::uint32_t>(s);
-            if (!boxes.isUsable(slot)) continue;
-            const SapCellRange range = m_slotRanges[slot];
-            if (sapIsHuge(m_grid, range)) continue;
+            if (sapIsHuge(m_grid, range)) {
+                huge.push_back(slot);
+                continue;
+            }
             const std::uint32_t flags = range.count() == 1 ? cSingleCell : 0u;
-            m_boxes[at] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot], minV[slot], maxV[slot], slot, flags};
-            m_ranges[at] = range;
-            m_sortKeys[at] = orderedFloatKey(minS[slot]);
-            m_sortOrder[at] = at;
-            ++at;
+            m_boxes[slot] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot], minV[slot], maxV[slot],
+                                     slot,       flags,      group[slot], mask[slot]};
+            m_sortKeys[slot] = orderedFloatKey(minS[slot]);
+            ++normals;
         }
     }
-    const std::uint32_t count = m_threadCounts[static_cast<std::size_t>(threads)];
+    m_hugeSlots.clear();
     for (const auto& huge : m_threadHuge) m_hugeSlots.insert(m_hugeSlots.end(), huge.begin(), huge.end());
-    m_boxes.resize(count);
-    m_ranges.resize(count);
-    m_sortKeys.resize(count);
-    m_sortOrder.resize(count);
-    m_sorter.sortPairs(m_sortKeys, m_sortOrder, count);
+    m_sorter.sortPairs(m_sortKeys, m_sortOrder, static_cast<std::size_t>(slots), m_activeThreads);
+    m_bucketedCount = normals;
     m_stats.objects = usable;
     m_stats.hugeObjects = static_cast<std::uint32_t>(m_hugeSlots.size());
     m_stats.cells = m_grid.cellCount();
@@ -163,9 +151,10 @@ void PairFinderCpu::bucketIntoCells() {
     // sweep order.
     const std::uint32_t cells = m_grid.cellCount();
     const int threads = m_activeThreads;
-    const std::int64_t count = static_cast<std::int64_t>(m_sortOrder.size());
+    const std::int64_t count = m_bucketedCount;
     m_threadCellOffsets.resize(static_cast<std::size_t>(threads));
     m_cellStart.assign(cells + 1, 0);
+    m_sortedBoxes.resize(static_cast<std::size_t>(count));
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
@@ -173,8 +162,14 @@ void PairFinderCpu::bucketIntoCells() {
         const std::int64_t end = count * (t + 1) / threads;
         std::vector<std::uint32_t>& offsets = m_threadCellOffsets[static_cast<std::size_t>(t)];
         offsets.assign(cells, 0);
+        // Gather the boxes into sweep order (the one random-order pass) while counting.
         for (std::int64_t k = begin; k < end; ++k) {
-            const SapCellRange& r = m_ranges[m_sortOrder[static_cast<std::size_t>(k)]];
+            if (k + cPrefetchDistance < end) {
+                __builtin_prefetch(&m_boxes[m_sortOrder[static_cast<std::size_t>(k + cPrefetchDistance)]]);
+            }
+            const SweepBox& box = m_sortedBoxes[static_cast<std::size_t>(k)] =
+                m_boxes[m_sortOrder[static_cast<std::size_t>(k)]];
+            const SapCellRange r = sapCellRange(m_grid, box.minU, box.maxU, box.minV, box.maxV);
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
                 for (std::int32_t u = r.u0; u <= r.u1; ++u) ++offsets[sapCellIndex(m_grid, u, v)];
             }
@@ -196,9 +191,8 @@ void PairFinderCpu::bucketIntoCells() {
             m_entries.resize(running);
         }
         for (std::int64_t k = begin; k < end; ++k) {
-            const std::uint32_t index = m_sortOrder[static_cast<std::size_t>(k)];
-            const SweepBox& box = m_boxes[index];
-            const SapCellRange& r = m_ranges[index];
+            const SweepBox& box = m_sortedBoxes[static_cast<std::size_t>(k)];
+            const SapCellRange r = sapCellRange(m_grid, box.minU, box.maxU, box.minV, box.maxV);
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
                 for (std::int32_t u = r.u0; u <= r.u1; ++u) m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = box;
             }
@@ -210,7 +204,7 @@ void PairFinderCpu::bucketIntoCells() {
 void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const BoxArraysView view = viewOf(boxes);
     const std::int64_t cells = m_grid.cellCount();
-    const std::int64_t normals = static_cast<std::int64_t>(m_boxes.size());
+    const std::int64_t normals = m_bucketedCount;
     const std::int64_t huge = static_cast<std::int64_t>(m_hugeSlots.size());
     const SweepBox* entries = m_entries.data();
     std::uint64_t candidates = 0;
@@ -237,7 +231,8 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                         sapReferenceCell(m_grid, a.minU, a.minV, b.minU, b.minV) != static_cast<std::uint32_t>(cell)) {
                         continue;
                     }
-                    if (sapAcceptPair(view, a.slot, b.slot, filterGroups)) out.push_back(pairKey(a.slot, b.slot));
+                    if (filterGroups && !groupsCollide(a.group, a.mask, b.group, b.mask)) continue;
+                    if (sapAcceptPair(view, a.slot, b.slot, false)) out.push_back(pairKey(a.slot, b.slot));
                 }
             }
         }
@@ -246,7 +241,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         if (huge > 0) {
 #pragma omp for schedule(static) nowait
             for (std::int64_t i = 0; i < normals; ++i) {
-                const std::uint32_t a = m_boxes[static_cast<std::size_t>(i)].slot;
+                const std::uint32_t a = m_sortOrder[static_cast<std::size_t>(i)];
                 for (std::uint32_t b : m_hugeSlots) {
                     ++candidates;
                     if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups)) {
@@ -277,7 +272,7 @@ void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
     auto at = m_newPairs.begin();
     for (const auto& part : m_threadPairs) at = std::copy(part.begin(), part.end(), at);
     const int bits = bitWidth(slotCount == 0 ? 0 : slotCount - 1);
-    m_sorter.sortKeys64(m_newPairs, total, bits, bits);
+    m_sorter.sortKeys64(m_newPairs, total, bits, bits, m_activeThreads);
 
     std::set_difference(m_newPairs.begin(), m_newPairs.end(), m_pairs.begin(), m_pairs.end(),
                         std::back_inserter(deltas.found));

@@ -39,14 +39,17 @@ private:
     void diff(std::uint32_t slotCount, PairDeltas& deltas);
     bool validate() const;
 
-    /// A box in sweep coordinates: sweep axis S, grid axes U and V (32 bytes).
+    /// A box in sweep coordinates (sweep axis S, grid axes U and V) with its filter (40 bytes).
     struct SweepBox {
         float minS, maxS, minU, maxU, minV, maxV;
         std::uint32_t slot;
         std::uint32_t flags; ///< cSingleCell when the box lies in one cell (its pairs need no reference-cell test)
+        std::uint32_t group, mask;
     };
+    static_assert(sizeof(SweepBox) == 40, "SweepBox is packed");
     static constexpr std::uint32_t cSingleCell = 1;
-    static_assert(sizeof(SweepBox) == 32, "one SweepBox per half cache line");
+    /// Sort key of slots that are not bucketed: above every float's key.
+    static constexpr std::uint32_t cNotBucketed = 0xffffffffu;
 
     /// Below this many slots an update runs on one thread.
     static constexpr std::int64_t cParallelThreshold = 32768;
@@ -56,14 +59,13 @@ private:
     SapGrid m_grid;
     SapGridChooser m_gridChooser;
     RadixSorterCpu m_sorter;
-    std::vector<SapCellRange> m_slotRanges; // cell range of each usable slot (scratch of the classification)
-    std::vector<SweepBox> m_boxes;          // bucketed boxes, in slot order
-    std::vector<SapCellRange> m_ranges;     // their cell ranges
+    std::vector<SweepBox> m_boxes;          // bucketed boxes, indexed by slot
+    std::vector<SweepBox> m_sortedBoxes;    // the same, in sweep order
     std::vector<std::uint32_t> m_sortKeys;  // ordered-float lower bound on the sweep axis
-    std::vector<std::uint32_t> m_sortOrder; // indices into m_boxes, in sweep order after the sort
+    std::vector<std::uint32_t> m_sortOrder; // slots, bucketed boxes first in sweep order after the sort
+    std::uint32_t m_bucketedCount = 0;      // bucketed boxes at the front of m_sortOrder
     std::vector<std::uint32_t> m_hugeSlots;
     std::vector<std::uint32_t> m_cellStart; // cellCount + 1 offsets into m_entries
-    std::vector<std::uint32_t> m_threadCounts;                    // bucketed boxes before each thread's slots
     std::vector<std::vector<std::uint32_t>> m_threadHuge;         // huge slots found by each thread
     std::vector<std::vector<std::uint32_t>> m_threadCellOffsets;  // per thread, per cell: where its entries go
     std::vector<SweepBox> m_entries;        // box-in-cell copies, by cell, in sweep order within a cell

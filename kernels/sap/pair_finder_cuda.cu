@@ -47,12 +47,6 @@ std::string usableDeviceName(int device) {
     return probe.name;
 }
 
-std::uint32_t countUsable(const BoxStore& boxes) {
-    std::uint32_t usable = 0;
-    for (std::uint32_t slot = 0; slot < boxes.size(); ++slot) usable += boxes.isUsable(slot) ? 1u : 0u;
-    return usable;
-}
-
 /// Fills the upload record of one slot from the host store.
 void stageSlot(const BoxStore& boxes, std::uint32_t slot, SapSlotRecord& record) {
     for (int axis = 0; axis < 3; ++axis) {
@@ -202,7 +196,7 @@ private:
     SapCounters sweep(const SapCounters& classified, bool filterGroups, int slotBits);
     /// Sorts the new pairs, diffs them with the held set, copies the deltas and swaps the sets.
     void diff(std::uint64_t newCount, int slotBits, PairDeltas& deltas);
-    void fillStats(std::uint32_t usable, const SapCounters& classified, const SapCounters& swept, double hostMs);
+    void fillStats(const SapCounters& classified, const SapCounters& swept, double hostMs);
 
     /// Runs a CUB algorithm: asks for its temporary storage, grows the kept buffer, runs it.
     template <typename Call>
@@ -280,8 +274,7 @@ void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& delt
     const DeviceScope scope(m_device);
     m_stats = PairFinderStats{};
     const auto hostStart = Clock::now();
-    const std::uint32_t usable = countUsable(boxes);
-    m_grid = m_gridChooser.choose(boxes, usable);
+    m_grid = m_gridChooser.choose(boxes, boxes.liveCount());
     const double hostMs = millisecondsSince(hostStart);
 
     record(MarkStart);
@@ -295,7 +288,7 @@ void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& delt
     const SapCounters swept = sweep(classified, filterGroups, slotBits);
     record(MarkSwept);
     diff(swept.pairs, slotBits, deltas);
-    fillStats(usable, classified, swept, hostMs);
+    fillStats(classified, swept, hostMs);
 
     m_lastRevision = boxes.revision();
     m_lastFilterGroups = filterGroups;
@@ -443,10 +436,9 @@ void PairFinderCuda::diff(std::uint64_t newCount, int slotBits, PairDeltas& delt
     m_pairCount = newCount;
 }
 
-void PairFinderCuda::fillStats(std::uint32_t usable, const SapCounters& classified, const SapCounters& swept,
-                               double hostMs) {
+void PairFinderCuda::fillStats(const SapCounters& classified, const SapCounters& swept, double hostMs) {
     const std::uint64_t normals = classified.normals, huge = classified.huge;
-    m_stats.objects = usable;
+    m_stats.objects = static_cast<std::uint32_t>(normals + huge);
     m_stats.hugeObjects = static_cast<std::uint32_t>(huge);
     m_stats.cells = m_grid.cellCount();
     m_stats.entries = static_cast<std::uint32_t>(classified.entries);

@@ -3,7 +3,6 @@
 
 #include "kernels/common/host_device.h"
 
-#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -56,10 +55,12 @@ private:
 };
 
 /// Column or row of a coordinate: floor((x - origin) / cell), clamped to [0, cells - 1].
-/// Monotone in x, branch-free, NaN-safe (fmax drops the NaN) and safe for infinities.
+/// Monotone in x, branch-free (max/min instructions), NaN-safe and safe for infinities.
 BULLETGPU_HD std::int32_t sapCellCoordinate(float x, float origin, float inverseCell, std::int32_t cells) {
-    float t = fmaxf((x - origin) * inverseCell, 0.0f);
-    t = fminf(t, static_cast<float>(cells - 1));
+    float t = (x - origin) * inverseCell;
+    t = t > 0.0f ? t : 0.0f; // NaN becomes 0
+    const float last = static_cast<float>(cells - 1);
+    t = t < last ? t : last;
     return static_cast<std::int32_t>(t);
 }
 

@@ -21,7 +21,7 @@ TEST_CASE("RadixSorterCpu: pairs sort stably by key", "[radix]") {
     std::stable_sort(expected.begin(), expected.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     RadixSorterCpu sorter;
-    sorter.sortPairs(keys, values, n);
+    sorter.sortPairs(keys, values, n, GENERATE(1, 2, 3));
     for (std::size_t i = 0; i < n; ++i) {
         REQUIRE(keys[i] == expected[i].first);
         REQUIRE(values[i] == expected[i].second);
@@ -32,12 +32,12 @@ TEST_CASE("RadixSorterCpu: 64-bit pair keys sort on their used bits", "[radix]")
     const int bits = GENERATE(1, 11, 17, 32);
     std::mt19937_64 random(11);
     const std::uint64_t mask = bits == 32 ? 0xffffffffull : ((1ull << bits) - 1);
-    std::vector<std::uint64_t> keys(20000);
+    std::vector<std::uint64_t> keys(50000);
     for (auto& k : keys) k = ((random() & mask) << 32) | (random() & mask);
     auto expected = keys;
     std::sort(expected.begin(), expected.end());
     RadixSorterCpu sorter;
-    sorter.sortKeys64(keys, keys.size(), bits, bits);
+    sorter.sortKeys64(keys, keys.size(), bits, bits, GENERATE(1, 2));
     REQUIRE(keys == expected);
 }
 

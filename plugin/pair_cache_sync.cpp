@@ -33,9 +33,23 @@ void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* d
     if (recordEdit) m_edits[pairKey(a, b)] = false;
 }
 
+void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t at) const {
+    if (at >= keys.size()) return;
+    __builtin_prefetch(m_table.proxy(pairLow(keys[at])));
+    __builtin_prefetch(m_table.proxy(pairHigh(keys[at])));
+}
+
 void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatcher) {
-    for (std::uint64_t key : deltas.lost) removePair(pairLow(key), pairHigh(key), dispatcher, false);
-    for (std::uint64_t key : deltas.found) addPair(pairLow(key), pairHigh(key), false);
+    // The pairs touch proxies in scattered order: fetch a few pairs ahead.
+    constexpr std::size_t cAhead = 8;
+    for (std::size_t i = 0; i < deltas.lost.size(); ++i) {
+        prefetchProxies(deltas.lost, i + cAhead);
+        removePair(pairLow(deltas.lost[i]), pairHigh(deltas.lost[i]), dispatcher, false);
+    }
+    for (std::size_t i = 0; i < deltas.found.size(); ++i) {
+        prefetchProxies(deltas.found, i + cAhead);
+        addPair(pairLow(deltas.found[i]), pairHigh(deltas.found[i]), false);
+    }
 }
 
 void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {

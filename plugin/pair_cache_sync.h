@@ -47,6 +47,7 @@ public:
     std::uint64_t pairCount() const { return m_pairCount; }
 
 private:
+    void prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t at) const;
     void addPair(std::uint32_t a, std::uint32_t b, bool recordEdit);
     void removePair(std::uint32_t a, std::uint32_t b, btDispatcher* dispatcher, bool recordEdit);
 

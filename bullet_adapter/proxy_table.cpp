@@ -29,7 +29,7 @@ ProxyTable::~ProxyTable() = default;
 
 void ProxyTable::reserve(std::uint32_t proxies) {
     m_boxes.reserve(proxies);
-    m_proxies.reserve(proxies);
+    m_chunks.reserve((proxies + cChunkSize - 1) / cChunkSize);
 }
 
 SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group,
@@ -40,10 +40,10 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
         slot = m_freeSlots.back();
         m_freeSlots.pop_back();
     } else {
-        slot = static_cast<std::uint32_t>(m_proxies.size());
-        m_proxies.push_back(std::make_unique<SlotProxy>());
+        slot = m_slotCount++;
+        if ((slot >> cChunkBits) >= m_chunks.size()) m_chunks.push_back(std::make_unique<SlotProxy[]>(cChunkSize));
     }
-    SlotProxy* proxy = m_proxies[slot].get();
+    SlotProxy* proxy = this->proxy(slot);
     proxy->m_clientObject = clientObject;
     proxy->m_collisionFilterGroup = group;
     proxy->m_collisionFilterMask = mask;
@@ -87,25 +87,26 @@ void ProxyTable::resetSlots() {
     assert(m_liveCount == 0);
     m_boxes.clear();
     m_boxes.clearDirty();
-    m_proxies.clear();
+    m_chunks.clear();
+    m_slotCount = 0;
     m_freeSlots.clear();
 }
 
 void ProxyTable::link(std::uint32_t a, std::uint32_t b) {
-    m_proxies[a]->partners.push(b);
-    m_proxies[b]->partners.push(a);
+    proxy(a)->partners.push(b);
+    proxy(b)->partners.push(a);
 }
 
 bool ProxyTable::unlink(std::uint32_t a, std::uint32_t b) {
-    const bool foundA = m_proxies[a]->partners.erase(b);
-    const bool foundB = m_proxies[b]->partners.erase(a);
+    const bool foundA = proxy(a)->partners.erase(b);
+    const bool foundB = proxy(b)->partners.erase(a);
     assert(foundA == foundB);
     (void)foundB;
     return foundA;
 }
 
 bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const {
-    return m_proxies[a]->partners.contains(b);
+    return proxy(a)->partners.contains(b);
 }
 
 } // namespace bulletgpu

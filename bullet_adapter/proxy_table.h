@@ -48,7 +48,7 @@ public:
     bool update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
 
     /// The live proxy in a slot.
-    SlotProxy* proxy(std::uint32_t slot) const { return m_proxies[slot].get(); }
+    SlotProxy* proxy(std::uint32_t slot) const { return &m_chunks[slot >> cChunkBits][slot & (cChunkSize - 1)]; }
 
     /// Number of live proxies.
     std::uint32_t liveCount() const { return m_liveCount; }
@@ -70,7 +70,13 @@ public:
 
 private:
     BoxStore m_boxes;
-    std::vector<std::unique_ptr<SlotProxy>> m_proxies; // by slot; kept after a slot is freed for reuse
+    /// Proxies live in chunks of consecutive slots: stable addresses, and neighbouring slots are
+    /// neighbours in memory, so a world that walks its objects in order walks its proxies in order.
+    static constexpr std::uint32_t cChunkBits = 10;
+    static constexpr std::uint32_t cChunkSize = 1u << cChunkBits;
+
+    std::vector<std::unique_ptr<SlotProxy[]>> m_chunks;
+    std::uint32_t m_slotCount = 0;                     // slots ever handed out (live or free)
     std::vector<std::uint32_t> m_freeSlots;            // min-heap: the lowest free slot is reused first
     std::uint32_t m_liveCount = 0;
 };

@@ -54,6 +54,7 @@ void BoxTree::onErased(std::uint32_t slot) {
 }
 
 void BoxTree::clear() {
+    m_scansSinceBuild = 0;
     m_pending.clear();
     m_isPending.clear();
     m_sideScanned = 0;
@@ -136,12 +137,17 @@ void BoxTree::placePending(const BoxStore& boxes) {
     m_pending.clear();
 }
 
-void BoxTree::prepareQuery(const BoxStore& boxes) {
-    // Boxes that changed since the last query: rebuild when they are many, else place each.
+bool BoxTree::prepareQuery(const BoxStore& boxes) {
+    // When most boxes changed since the last query (every step of a world moves them all), a
+    // few queries scan the store, which costs less than a build; more queries pay for one.
     const std::size_t tracked = m_inTreeCount + m_side.size() + m_huge.size();
-    const bool rebuildNow = m_rebuildLazily && m_pending.size() > kMinSideListForRebuild &&
+    const bool massChange = m_rebuildLazily && m_pending.size() > kMinSideListForRebuild &&
                             m_pending.size() * kSideListShareDivisor > tracked;
-    if (rebuildNow) {
+    if (massChange && m_scansSinceBuild < kScansBeforeRebuild) {
+        ++m_scansSinceBuild;
+        return true;
+    }
+    if (massChange) {
         for (std::uint32_t slot : m_pending) m_isPending[slot] = 0;
         m_pending.clear();
         rebuild(boxes);
@@ -156,10 +162,12 @@ void BoxTree::prepareQuery(const BoxStore& boxes) {
         }
     }
     m_sideScanned += m_side.size();
+    return false;
 }
 
 void BoxTree::rebuild(const BoxStore& boxes) {
     ++m_buildCount;
+    m_scansSinceBuild = 0;
     m_sideScanned = 0;
     m_inTreeCount = 0;
     const std::size_t slotCount = std::max<std::size_t>(boxes.size(), m_location.size());

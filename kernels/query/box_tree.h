@@ -117,9 +117,12 @@ private:
 /// (unless more than an eighth of the boxes are), go to a huge list that every query scans,
 /// so that a ground plane does not widen the tree.
 ///
-/// Between builds the owner reports every change right after making it in the store. A box
-/// that still fits in the float box of its leaf stays in the tree; any other new or moved box
-/// goes to a side list that queries scan, so a box is found as soon as it is inserted.
+/// Between builds the owner reports every change right after making it in the store; the next
+/// query places the changed boxes. A box that still fits in the float box of its leaf stays in
+/// the tree; any other new or moved box goes to a side list that queries scan, so a box is
+/// found as soon as it is inserted. When most boxes changed since the last query (a world step
+/// moves them all), the first kScansBeforeRebuild queries scan the store instead, which costs
+/// less than a build when a step makes only a few queries (a character controller's ghost).
 /// Queries rebuild first when the side list holds more than kMinSideListForRebuild boxes and
 /// either more than an eighth of all boxes or, summed over the queries since the last build,
 /// more than kRebuildScanFactor times all boxes (a build costs about that many box scans).
@@ -137,6 +140,8 @@ public:
     static constexpr std::size_t kSideListShareDivisor = 8;
     /// A rebuild is due once the side-list scans add up to this many times the box count.
     static constexpr std::size_t kRebuildScanFactor = 4;
+    /// After most boxes changed, this many queries scan the store before one rebuilds the tree.
+    static constexpr std::uint32_t kScansBeforeRebuild = 4;
     /// Bound on the depth of any node (the root, 30 Morton levels, and at most 30 median levels
     /// for 2^32 boxes), and the size of the traversal stack.
     static constexpr int kMaxDepth = 64;
@@ -174,10 +179,11 @@ public:
     /// inclusively, and for no other: the store's overlapExact() decides.
     template <class Visitor>
     void queryBox(const BoxStore& boxes, const double min[3], const double max[3], Visitor&& visit) {
-        prepareQuery(boxes);
+        const bool scan = prepareQuery(boxes);
         const float queryLo[3] = {floatBelow(min[0]), floatBelow(min[1]), floatBelow(min[2])};
         const float queryHi[3] = {floatAbove(max[0]), floatAbove(max[1]), floatAbove(max[2])};
         forEachCandidate(
+            boxes, scan,
             [&](const Node& node) {
                 return node.lo[0] <= queryHi[0] && queryLo[0] <= node.hi[0] && node.lo[1] <= queryHi[1] &&
                        queryLo[1] <= node.hi[1] && node.lo[2] <= queryHi[2] && queryLo[2] <= node.hi[2];
@@ -195,9 +201,9 @@ public:
                   const double castMax[3], Visitor&& visit) {
         const SegmentBoxTest segment(from, to, castMin, castMax);
         if (segment.meetsNothing()) return;
-        prepareQuery(boxes);
+        const bool scan = prepareQuery(boxes);
         forEachCandidate(
-            [&](const Node& node) { return segment.mayMeet(node.lo, node.hi); },
+            boxes, scan, [&](const Node& node) { return segment.mayMeet(node.lo, node.hi); },
             [&](std::uint32_t slot) {
                 if (!boxes.isUsable(slot)) return;
                 const float lo[3] = {boxes.minData(0)[slot], boxes.minData(1)[slot], boxes.minData(2)[slot]};
@@ -260,7 +266,7 @@ private:
     void appendToList(std::vector<std::uint32_t>& list, std::uint32_t slot, Location location);
     void removeFromList(std::vector<std::uint32_t>& list, std::uint32_t slot);
     bool leafContains(std::uint32_t leaf, const BoxStore& boxes, std::uint32_t slot) const;
-    void prepareQuery(const BoxStore& boxes);
+    bool prepareQuery(const BoxStore& boxes);
     BuildBounds gatherBuildBoxes(const BoxStore& boxes);
     void separateWideBoxes(const BuildBounds& bounds);
     void sortByMortonCode(const BuildBounds& bounds);
@@ -269,9 +275,15 @@ private:
     void fitNodeBoxes();
 
     /// Visits the in-tree slots of the leaves whose node passes nodeTest, then the huge and the
-    /// side list, calling slotTest(slot) on each.
+    /// side list, calling slotTest(slot) on each; or, when scanning, every live slot in order.
     template <class NodeTest, class SlotTest>
-    void forEachCandidate(NodeTest&& nodeTest, SlotTest&& slotTest) const {
+    void forEachCandidate(const BoxStore& boxes, bool scan, NodeTest&& nodeTest, SlotTest&& slotTest) const {
+        if (scan) {
+            for (std::uint32_t slot = 0; slot < boxes.size(); ++slot) {
+                if (boxes.isLive(slot)) slotTest(slot);
+            }
+            return;
+        }
         if (!m_nodes.empty()) {
             std::uint32_t stack[kMaxDepth];
             int top = 0;
@@ -308,6 +320,7 @@ private:
     std::vector<std::uint32_t> m_huge;      // Infinite or scene-wide boxes, scanned by every query.
     std::vector<std::uint8_t> m_location;   // Location per slot.
     std::vector<std::uint32_t> m_pending;   // Slots inserted or changed since the last query, placed by the next one.
+    std::uint32_t m_scansSinceBuild = 0;    // Queries answered by scanning the store since the last build.
     std::vector<std::uint8_t> m_isPending;  // Whether a slot is in m_pending.
     std::vector<std::uint32_t> m_leafOf;    // Leaf holding the slot in the built tree, or kNoLeaf.
     std::vector<std::uint32_t> m_listIndex; // Position of the slot in the side or huge list.

@@ -35,6 +35,26 @@ struct PairFinderStats {
     bool skipped = false;            ///< Nothing had changed: the last result stood.
 };
 
+/// Remembers what the last full update saw, so that an update with nothing new is skipped.
+class UpdateGate {
+public:
+    /// Whether the store and the filter setting are as the last recorded update saw them.
+    bool unchanged(const BoxStore& boxes, bool filterGroups) const {
+        return boxes.revision() == m_revision && filterGroups == m_filterGroups;
+    }
+    /// Records a full update.
+    void record(const BoxStore& boxes, bool filterGroups) {
+        m_revision = boxes.revision();
+        m_filterGroups = filterGroups;
+    }
+    /// Makes the next update a full one.
+    void open() { m_revision = ~0ull; }
+
+private:
+    std::uint64_t m_revision = ~0ull;
+    bool m_filterGroups = false;
+};
+
 /// Finds every overlapping pair of live boxes with sort-based sweep-and-prune over a grid
 /// of cells across the two non-sweep axes, and reports the difference with the last call.
 ///

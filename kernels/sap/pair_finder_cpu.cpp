@@ -49,13 +49,13 @@ std::string PairFinderCpu::description() const {
 void PairFinderCpu::reset() {
     m_gridChooser.reset();
     m_pairs.clear();
-    m_lastRevision = ~0ull;
+    m_gate.open();
 }
 
 void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
     deltas.found.clear();
     deltas.lost.clear();
-    if (boxes.revision() == m_lastRevision && filterGroups == m_lastFilterGroups) {
+    if (m_gate.unchanged(boxes, filterGroups)) {
         m_stats.skipped = true;
         boxes.clearDirty();
         return;
@@ -77,8 +77,7 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
     diff(boxes.size(), deltas);
     m_stats.diffMs = millisecondsSince(start);
 
-    m_lastRevision = boxes.revision();
-    m_lastFilterGroups = filterGroups;
+    m_gate.record(boxes, filterGroups);
     boxes.clearDirty();
 #if defined(BULLETGPU_VALIDATE)
     assert(validate());
@@ -285,7 +284,7 @@ void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
 
 void PairFinderCpu::applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) {
     if (added.empty() && removed.empty()) return;
-    m_lastRevision = ~0ull; // the next update recomputes, so refused pairs are offered again
+    m_gate.open(); // the next update recomputes, so refused pairs are offered again
     m_newPairs.clear();
     std::set_difference(m_pairs.begin(), m_pairs.end(), removed.begin(), removed.end(), std::back_inserter(m_newPairs));
     m_pairs.clear();

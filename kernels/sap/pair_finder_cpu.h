@@ -28,6 +28,10 @@ public:
     /// The current pair set, sorted (for tests and validators).
     const std::vector<std::uint64_t>& pairs() const { return m_pairs; }
 
+    /// Checks the invariants: the pair set sorted and unique, each cell's entries in sweep order.
+    /// Runs after every update in BULLETGPU_VALIDATE builds; tests call it too.
+    bool validate() const;
+
 private:
     /// Sorted endpoints of the boxes that are bucketed into cells, and the huge list.
     void classifyAndSort(const BoxStore& boxes);
@@ -37,7 +41,6 @@ private:
     void sweep(const BoxStore& boxes, bool filterGroups);
     /// Gathers, sorts and diffs the pairs against the last update.
     void diff(std::uint32_t slotCount, PairDeltas& deltas);
-    bool validate() const;
 
     /// A box in sweep coordinates (sweep axis S, grid axes U and V) with its filter (40 bytes).
     struct SweepBox {
@@ -72,8 +75,7 @@ private:
     std::vector<std::vector<std::uint64_t>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
-    std::uint64_t m_lastRevision = ~0ull;
-    bool m_lastFilterGroups = false;
+    UpdateGate m_gate;
     PairFinderStats m_stats;
 };
 

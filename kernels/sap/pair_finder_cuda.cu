@@ -239,8 +239,7 @@ private:
     DeviceBuffer<unsigned char> m_cubTemp;
     DeviceBuffer<SapCounters> m_counters;
     PinnedBuffer<SapCounters> m_hostCounters;
-    std::uint64_t m_lastRevision = ~0ull;
-    bool m_lastFilterGroups = false;
+    UpdateGate m_gate;
     PairFinderStats m_stats;
     detail::CudaEvents<MarkCount> m_marks;
     detail::CudaStream m_stream; // last: destroyed first, after waiting for the work that uses the buffers
@@ -260,13 +259,13 @@ std::string PairFinderCuda::description() const {
 void PairFinderCuda::reset() {
     m_gridChooser.reset();
     m_pairCount = 0;
-    m_lastRevision = ~0ull;
+    m_gate.open();
 }
 
 void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
     deltas.found.clear();
     deltas.lost.clear();
-    if (boxes.revision() == m_lastRevision && filterGroups == m_lastFilterGroups) {
+    if (m_gate.unchanged(boxes, filterGroups)) {
         m_stats.skipped = true;
         boxes.clearDirty();
         return;
@@ -290,8 +289,7 @@ void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& delt
     diff(swept.pairs, slotBits, deltas);
     fillStats(classified, swept, hostMs);
 
-    m_lastRevision = boxes.revision();
-    m_lastFilterGroups = filterGroups;
+    m_gate.record(boxes, filterGroups);
     boxes.clearDirty();
 }
 
@@ -455,7 +453,7 @@ void PairFinderCuda::fillStats(const SapCounters& classified, const SapCounters&
 
 void PairFinderCuda::applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) {
     if (added.empty() && removed.empty()) return;
-    m_lastRevision = ~0ull; // the next update recomputes, so refused pairs are offered again
+    m_gate.open(); // the next update recomputes, so refused pairs are offered again
     const DeviceScope scope(m_device);
     const std::uint64_t heldCount = m_pairCount;
     DeviceBuffer<std::uint64_t>& held = m_pairSets[m_current];

@@ -548,3 +548,20 @@ TEST_CASE("BoxTree: changes wait for the next query, which sees them all", "[box
         REQUIRE(scene.tree.validate(scene.store));
     }
 }
+
+TEST_CASE("BoxTree: after most boxes moved, a few queries scan the store, then one rebuilds", "[boxtree]") {
+    BoxMaker maker(91, Layout::Uniform, false);
+    Scene scene(true, true);
+    for (std::uint32_t slot = 0; slot < 2000; ++slot) scene.insert(slot, maker.next());
+    scene.tree.rebuild(scene.store);
+    scene.placeAtOnce = false;
+    for (std::uint32_t slot = 0; slot < 2000; ++slot) scene.move(slot, maker.next());
+    const std::uint64_t builds = scene.tree.buildCount();
+    for (std::uint32_t query = 0; query <= BoxTree::kScansBeforeRebuild; ++query) {
+        const Box box = maker.next();
+        checkBoxQuery(scene, box.lo, box.hi);
+        CHECK(scene.tree.buildCount() == builds + (query == BoxTree::kScansBeforeRebuild ? 1 : 0));
+    }
+    checkQueries(scene, maker, false, 10);
+    REQUIRE(scene.tree.validate(scene.store));
+}

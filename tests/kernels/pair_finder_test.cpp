@@ -22,6 +22,7 @@ constexpr double cNaN = std::numeric_limits<double>::quiet_NaN();
 void updateAndCheck(PairFinderCpu& finder, BoxStore& store, bool filterGroups, std::vector<std::uint64_t>& previous) {
     PairDeltas deltas;
     finder.update(store, filterGroups, deltas);
+    REQUIRE(finder.validate());
     const std::vector<std::uint64_t> expected = bruteForcePairs(store, filterGroups);
     REQUIRE(finder.pairs() == expected);
     std::vector<std::uint64_t> found, lost;

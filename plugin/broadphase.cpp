@@ -198,10 +198,10 @@ void Broadphase::printStats() {
     std::printf("  proxies %u, pairs %llu, huge %u, sweep axis %d, cells %u, entries %u, candidates %llu\n",
                 impl.table.liveCount(), static_cast<unsigned long long>(impl.sync.pairCount()), s.hugeObjects,
                 s.sweepAxis, s.cells, s.entries, static_cast<unsigned long long>(s.candidates));
-    std::printf("  last update %.3f ms%s: classify %.3f, sort %.3f, sweep %.3f, diff %.3f, transfer %.3f; "
-                "cache sync %.3f ms (%zu found, %zu lost)\n",
-                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.classifyMs, s.sortMs, s.sweepMs, s.diffMs,
-                s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
+    std::printf("  last update %.3f ms%s on %d thread(s): classify %.3f, sort %.3f, sweep %.3f, diff %.3f, "
+                "transfer %.3f; cache sync %.3f ms (%zu found, %zu lost)\n",
+                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs, s.sortMs,
+                s.sweepMs, s.diffMs, s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
 }
 
 } // namespace bulletgpu

@@ -25,6 +25,7 @@ struct PairFinderStats {
     std::uint32_t cells = 0;         ///< Grid cells across the two non-sweep axes.
     std::uint32_t entries = 0;       ///< Box-in-cell entries swept.
     int sweepAxis = 0;               ///< Axis the boxes were sorted on.
+    int threads = 1;                 ///< CPU threads the update ran on.
     std::uint64_t candidates = 0;    ///< Box pairs tested on all three axes.
     std::uint64_t pairs = 0;         ///< Overlapping pairs after the update.
     double classifyMs = 0;           ///< Grid choice, cell ranges and huge list.

@@ -38,7 +38,8 @@ BoxArraysView viewOf(const BoxStore& boxes) {
 
 } // namespace
 
-PairFinderCpu::PairFinderCpu(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {
+PairFinderCpu::PairFinderCpu(int threads)
+    : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_tuner(m_threads) {
     m_threadPairs.resize(static_cast<std::size_t>(m_threads));
 }
 
@@ -76,6 +77,10 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
     start = Clock::now();
     diff(boxes.size(), deltas);
     m_stats.diffMs = millisecondsSince(start);
+    if (boxes.size() >= cParallelThreshold) {
+        m_tuner.record(m_stats.classifyMs + m_stats.sortMs + m_stats.sweepMs + m_stats.diffMs);
+    }
+    m_stats.threads = m_activeThreads;
 
     m_gate.record(boxes, filterGroups);
     boxes.clearDirty();
@@ -88,7 +93,7 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
     const std::int64_t slots = boxes.size();
     // Small scenes run on one thread: waking a team costs more than the work, and a team whose
     // threads share cores with other programs waits at every barrier.
-    m_activeThreads = slots >= cParallelThreshold ? m_threads : 1;
+    m_activeThreads = slots >= cParallelThreshold ? m_tuner.threadsForNextUpdate() : 1;
     m_grid = m_gridChooser.choose(boxes, boxes.liveCount());
 
     // One pass, indexed by slot: bucketed boxes get their sweep key, every other slot (free,

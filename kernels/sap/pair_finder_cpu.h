@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/common/radix_sort_cpu.h"
+#include "kernels/common/thread_tuner.h"
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/sap_grid.h"
 
@@ -58,6 +59,7 @@ private:
     static constexpr std::int64_t cParallelThreshold = 32768;
 
     int m_threads;
+    ThreadTuner m_tuner;
     int m_activeThreads = 1;
     SapGrid m_grid;
     SapGridChooser m_gridChooser;

@@ -197,3 +197,24 @@ TEST_CASE("PairFinderCpu: edits shift the starting point of the next difference"
     CHECK(deltas.found == std::vector<std::uint64_t>{pairKey(0, 1)});
     CHECK(deltas.lost == std::vector<std::uint64_t>{pairKey(1, 2)});
 }
+
+TEST_CASE("ThreadTuner: probes one thread against the team and keeps the faster", "[sap]") {
+    ThreadTuner tuner(4);
+    int updates = 0;
+    auto run = [&](double singleMs, double teamMs) {
+        const int threads = tuner.threadsForNextUpdate();
+        tuner.record(threads == 1 ? singleMs : teamMs);
+        ++updates;
+        return threads;
+    };
+    CHECK(run(10, 5) == 4);
+    CHECK(run(10, 5) == 4);
+    CHECK(run(10, 5) == 1); // probe: one thread
+    CHECK(run(10, 5) == 4); // probe: the team, faster
+    CHECK(run(10, 5) == 4);
+    while (updates % ThreadTuner::cProbePeriod != 2) run(10, 5); // the next probe
+    CHECK(run(10, 50) == 1); // probe: one thread
+    CHECK(run(10, 50) == 4); // probe: the team, now slower (its cores are busy)
+    CHECK(run(10, 50) == 1);
+    CHECK(ThreadTuner(1).threadsForNextUpdate() == 1);
+}

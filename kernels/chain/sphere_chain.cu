@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: Zlib
+// The CUDA solver of SphereChainSet: leaves uploaded when they move, the hierarchy refitted on
+// the device one level per launch, one thread per sphere traversing it, the pair keys radix
+// sorted (deterministic order) and turned into contacts on the device.
+#include "kernels/chain/sphere_chain.h"
+
+#include "kernels/chain/detail/chain_kernels.cuh"
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/launch.h"
+#include "kernels/sap/detail/cuda_resources.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+
+#include <chrono>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace bulletgpu {
+namespace {
+
+using detail::DeviceBuffer;
+using detail::DeviceScope;
+using detail::PinnedBuffer;
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Name of a usable device, or std::runtime_error with the probe's reason.
+std::string usableDeviceName(int device) {
+    const CudaDeviceProbe probe = probeCudaDevice(device);
+    if (!probe.usable) {
+        throw std::runtime_error("bulletgpu: cannot use CUDA device " + std::to_string(device) + ": " + probe.reason);
+    }
+    return probe.name;
+}
+
+/// Bits that hold every value below `count`.
+int bitsBelow(std::uint64_t count) {
+    int bits = 0;
+    while (bits < 64 && (1ull << bits) < count) ++bits;
+    return bits;
+}
+
+/// The CUDA backend of SphereChainSet.
+class ChainSolverCuda final : public detail::ChainSolver {
+public:
+    explicit ChainSolverCuda(int device)
+        : m_device(device), m_deviceName(usableDeviceName(device)), m_stream(device) {
+        const DeviceScope scope(m_device);
+        m_count.reserve(1, m_stream.get());
+    }
+
+    void findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
+                      ChainStats& stats) override;
+
+    std::string description() const override {
+        return "CUDA backend on " + m_deviceName + " (device " + std::to_string(m_device) + ")";
+    }
+
+private:
+    /// Uploads the chain tables when chains were added, and the leaves when they moved, and
+    /// refits every level; returns whether it refitted.
+    bool uploadAndRefit(const ChainLayout& layout);
+    /// Runs the traversal into m_keys, growing it and running again on overflow; returns the pair count.
+    std::uint64_t traverse(const ChainLayout& layout, const ChainQuery& query);
+    /// Sorts the pair keys and copies their contacts into `contacts`.
+    void writeContacts(const ChainLayout& layout, std::uint64_t pairs, std::vector<ChainContact>& contacts);
+
+    int m_device;
+    std::string m_deviceName;
+    detail::CudaStream m_stream;
+    std::uint64_t m_fittedTopology = ~0ull;
+    std::uint64_t m_fittedPositions = ~0ull;
+    DeviceBuffer<ChainSphere> m_nodes;
+    DeviceBuffer<std::uint32_t> m_sphereChain, m_chainStart;
+    DeviceBuffer<unsigned long long> m_keys, m_sortedKeys, m_count;
+    DeviceBuffer<std::uint8_t> m_sortScratch;
+    DeviceBuffer<ChainContact> m_contacts;
+    PinnedBuffer<unsigned long long> m_hostCount;
+};
+
+bool ChainSolverCuda::uploadAndRefit(const ChainLayout& layout) {
+    const cudaStream_t stream = m_stream.get();
+    const ChainLevels& tree = layout.tree;
+    const bool newTopology = layout.topologyRevision != m_fittedTopology;
+    if (newTopology) {
+        m_nodes.reserve(layout.nodes.size(), stream);
+        m_sphereChain.reserve(layout.sphereChain.size(), stream);
+        m_chainStart.reserve(layout.chainStart.size(), stream);
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_sphereChain.data(), layout.sphereChain.data(),
+                                           layout.sphereChain.size() * sizeof(std::uint32_t),
+                                           cudaMemcpyHostToDevice, stream));
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_chainStart.data(), layout.chainStart.data(),
+                                           layout.chainStart.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                                           stream));
+        m_fittedTopology = layout.topologyRevision;
+    }
+    if (!newTopology && layout.positionsRevision == m_fittedPositions) return false;
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_nodes.data(), layout.nodes.data(), tree.count[0] * sizeof(ChainSphere),
+                                       cudaMemcpyHostToDevice, stream));
+    for (int level = 1; level < tree.levels; ++level) {
+        launchPerItem(stream, tree.count[level], detail::refitChainLevel, m_nodes.data(), tree, level);
+    }
+    BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    m_fittedPositions = layout.positionsRevision;
+    return true;
+}
+
+std::uint64_t ChainSolverCuda::traverse(const ChainLayout& layout, const ChainQuery& query) {
+    const cudaStream_t stream = m_stream.get();
+    for (;;) {
+        BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_count.data(), 0, sizeof(unsigned long long), stream));
+        launchPerItem(stream, layout.tree.count[0], detail::traverseChainSpheres, m_nodes.data(), layout.tree,
+                      m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),
+                      static_cast<unsigned long long>(m_keys.capacity()), m_count.data());
+        m_hostCount.reserve(1, stream);
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_hostCount.data(), m_count.data(), sizeof(unsigned long long),
+                                           cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        const std::uint64_t pairs = *m_hostCount.data();
+        if (pairs <= m_keys.capacity()) return pairs;
+        m_keys.reserve(pairs, stream);
+    }
+}
+
+void ChainSolverCuda::writeContacts(const ChainLayout& layout, std::uint64_t pairs,
+                                    std::vector<ChainContact>& contacts) {
+    const cudaStream_t stream = m_stream.get();
+    contacts.resize(pairs);
+    if (pairs == 0) return;
+    m_sortedKeys.reserve(pairs, stream);
+    const int endBit = 32 + bitsBelow(layout.tree.count[0]);
+    std::size_t scratchBytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortKeys(nullptr, scratchBytes, m_keys.data(), m_sortedKeys.data(),
+                                                      static_cast<std::int64_t>(pairs), 0, endBit, stream));
+    m_sortScratch.reserve(scratchBytes, stream);
+    BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortKeys(m_sortScratch.data(), scratchBytes, m_keys.data(),
+                                                      m_sortedKeys.data(), static_cast<std::int64_t>(pairs), 0,
+                                                      endBit, stream));
+    m_contacts.reserve(pairs, stream);
+    launchPerItem(stream, pairs, detail::writeChainContacts, m_nodes.data(), m_sphereChain.data(),
+                  m_chainStart.data(), m_sortedKeys.data(), pairs, m_contacts.data());
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data(), m_contacts.data(), pairs * sizeof(ChainContact),
+                                       cudaMemcpyDeviceToHost, stream));
+    BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+}
+
+void ChainSolverCuda::findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
+                                   ChainStats& stats) {
+    const DeviceScope scope(m_device);
+    if (layout.tree.count[0] == 0) {
+        contacts.clear();
+        return;
+    }
+    Clock::time_point start = Clock::now();
+    stats.refitted = uploadAndRefit(layout);
+    stats.refitMs = millisecondsSince(start);
+    start = Clock::now();
+    const std::uint64_t pairs = traverse(layout, query);
+    stats.traverseMs = millisecondsSince(start);
+    start = Clock::now();
+    writeContacts(layout, pairs, contacts);
+    stats.contactMs = millisecondsSince(start);
+}
+
+} // namespace
+
+std::unique_ptr<detail::ChainSolver> detail::createCudaChainSolver(int device) {
+    return std::make_unique<ChainSolverCuda>(device);
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: Zlib
+// SphereChainSet on the CPU against the all-pairs oracle: exact sorted contact sets on the
+// paper's paths, knots, coils, degenerate spheres, neighbour exclusion, many chains and motion.
+#include "kernels/chain/sphere_chain.h"
+#include "kernels/reference/brute_force_chains.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+using namespace bulletgpu;
+
+namespace {
+
+/// A set on the CPU backend holding `chains`.
+void fill(SphereChainSet& set, const std::vector<ChainSpheres>& chains) {
+    for (const ChainSpheres& chain : chains) {
+        set.addChain(chain.centres.data(), chain.radii.data(), static_cast<std::uint32_t>(chain.radii.size()));
+    }
+}
+
+/// Contacts of `chains` found by a fresh CPU set.
+std::vector<ChainContact> cpuContacts(const std::vector<ChainSpheres>& chains, const ChainQuery& query) {
+    SphereChainSet set(Backend::Cpu, 2);
+    fill(set, chains);
+    std::vector<ChainContact> contacts;
+    set.findContacts(query, contacts);
+    return contacts;
+}
+
+/// Identical contact lists: same pairs in the same order, same depths and normals.
+void requireSameContacts(const std::vector<ChainContact>& found, const std::vector<ChainContact>& expected) {
+    REQUIRE(found.size() == expected.size());
+    std::size_t mismatches = 0;
+    for (std::size_t c = 0; c < found.size(); ++c) {
+        if (std::memcmp(&found[c], &expected[c], sizeof(ChainContact)) != 0) ++mismatches;
+    }
+    REQUIRE(mismatches == 0);
+}
+
+/// The set's contacts equal the oracle's for `query`.
+void requireMatchesOracle(const std::vector<ChainSpheres>& chains, const ChainQuery& query = ChainQuery{}) {
+    requireSameContacts(cpuContacts(chains, query), bruteForceChainContacts(chains, query));
+}
+
+/// A chain through `points` (x, y, z triples) with radius `radius` each.
+ChainSpheres chainOf(std::vector<float> points, float radius) {
+    ChainSpheres chain;
+    chain.radii.assign(points.size() / 3, radius);
+    chain.centres = std::move(points);
+    return chain;
+}
+
+/// A trefoil knot of `count` spheres, scaled by 4, with radii cycling through 0.3 to 1.1.
+ChainSpheres trefoil(std::uint32_t count) {
+    ChainSpheres chain;
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const double t = 6.283185307179586 * i / count;
+        chain.centres.push_back(static_cast<float>(4 * (std::sin(t) + 2 * std::sin(2 * t))));
+        chain.centres.push_back(static_cast<float>(4 * (std::cos(t) - 2 * std::cos(2 * t))));
+        chain.centres.push_back(static_cast<float>(-4 * std::sin(3 * t)));
+        chain.radii.push_back(0.3f + 0.8f * static_cast<float>(i % 5) / 4);
+    }
+    return chain;
+}
+
+/// A random walk of `count` spheres with steps up to `step` and radii in [minRadius, maxRadius].
+ChainSpheres randomWalk(std::mt19937& rng, std::uint32_t count, float step, float minRadius, float maxRadius) {
+    std::uniform_real_distribution<float> offset(-step, step), radius(minRadius, maxRadius);
+    ChainSpheres chain;
+    float p[3] = {offset(rng) * 20, offset(rng) * 20, offset(rng) * 20};
+    for (std::uint32_t i = 0; i < count; ++i) {
+        for (float& coordinate : p) {
+            coordinate += offset(rng);
+            chain.centres.push_back(coordinate);
+        }
+        chain.radii.push_back(radius(rng));
+    }
+    return chain;
+}
+
+/// Contacts that are not between neighbours within `k` links of one chain.
+std::size_t distantContacts(const std::vector<ChainContact>& contacts, std::uint32_t k) {
+    std::size_t count = 0;
+    for (const ChainContact& c : contacts) count += c.chainA != c.chainB || c.sphereB - c.sphereA > k;
+    return count;
+}
+
+} // namespace
+
+TEST_CASE("SphereChain: the paper's two paths at 10,000 spheres match brute force", "[chain]") {
+    for (const std::uint32_t count : {10000u}) {
+        for (const bool circles : {false, true}) {
+            CAPTURE(count, circles);
+            const std::vector<ChainSpheres> chains{circles ? paperCirclesChain(count, 3) : paperSinusoidChain(count, 3)};
+            const std::vector<ChainContact> expected = bruteForceChainContacts(chains, ChainQuery{});
+            requireSameContacts(cpuContacts(chains, ChainQuery{}), expected);
+            if (circles) REQUIRE(distantContacts(expected, 2) > count);
+        }
+    }
+}
+
+TEST_CASE("SphereChain: the paper's two paths at 50,000 and 150,000 spheres match brute force", "[chain][.slow]") {
+    requireMatchesOracle({paperSinusoidChain(50000, 1)});
+    requireMatchesOracle({paperCirclesChain(50000, 1)});
+    requireMatchesOracle({paperSinusoidChain(150000, 1)});
+    requireMatchesOracle({paperCirclesChain(150000, 1)});
+}
+
+TEST_CASE("SphereChain: knots and a chain coiled on itself", "[chain]") {
+    const std::vector<ChainSpheres> knot{trefoil(600)};
+    REQUIRE(distantContacts(bruteForceChainContacts(knot, ChainQuery{}), 8) > 0);
+    requireMatchesOracle(knot);
+    ChainSpheres coil;
+    for (std::uint32_t i = 0; i < 3000; ++i) {
+        const double angle = 0.05 * i;
+        coil.centres.insert(coil.centres.end(), {static_cast<float>(5 * std::cos(angle)),
+                                                 static_cast<float>(5 * std::sin(angle)), 0.0f});
+        coil.radii.push_back(0.4f);
+    }
+    requireMatchesOracle({coil});
+    requireMatchesOracle({coil}, ChainQuery{3, true, true});
+}
+
+TEST_CASE("SphereChain: equal and varying radii on random walks", "[chain]") {
+    std::mt19937 rng(7);
+    requireMatchesOracle({randomWalk(rng, 4000, 0.6f, 0.5f, 0.5f)});
+    requireMatchesOracle({randomWalk(rng, 4000, 0.6f, 0.05f, 2.0f)});
+    requireMatchesOracle({randomWalk(rng, 3000, 2.0f, 0.0f, 6.0f)});
+}
+
+TEST_CASE("SphereChain: zero-radius, coincident and exactly touching spheres", "[chain]") {
+    // All at one point with radius zero: every pair beyond the neighbours touches, depth 0.
+    const ChainSpheres points = chainOf(std::vector<float>(3 * 40, 1.25f), 0.0f);
+    const std::vector<ChainContact> contacts = cpuContacts({points}, ChainQuery{});
+    REQUIRE(contacts.size() == 39 * 38 / 2);
+    REQUIRE(contacts.front().depth == 0);
+    REQUIRE(contacts.front().normal[2] == 1);
+    requireMatchesOracle({points});
+    // Coincident spheres of different radii, one inside another, and zero-radius points on surfaces.
+    ChainSpheres mixed = chainOf({0, 0, 0, 0, 0, 0, 0.25f, 0, 0, 0, 0, 0, 3, 0, 0, 1, 0, 0, 5, 0, 0}, 1.0f);
+    mixed.radii = {1.0f, 2.0f, 0.1f, 0.0f, 1.0f, 0.0f, 1.0f};
+    for (const std::uint32_t k : {0u, 1u}) requireMatchesOracle({mixed}, ChainQuery{k, true, true});
+    // Spheres exactly touching (distance == r1 + r2 in float and in double) count.
+    const ChainSpheres touching = chainOf({0, 0, 0, 1, 0, 0, 2, 0, 0, 0.5f, 0.75f, 0}, 0.5f);
+    REQUIRE(cpuContacts({touching}, ChainQuery{0, true, true}).size() == 4);
+    requireMatchesOracle({touching}, ChainQuery{0, true, true});
+}
+
+TEST_CASE("SphereChain: near-touching pairs are never missed (conservative float tests)", "[chain]") {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> unit(-1, 1), radius(0.0f, 3.0f), jitter(-1e-6f, 1e-6f);
+    std::vector<ChainSpheres> chains(2);
+    for (int pair = 0; pair < 3000; ++pair) {
+        float direction[3] = {unit(rng), unit(rng), unit(rng)};
+        const float length = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] +
+                                       direction[2] * direction[2]);
+        const float ra = radius(rng), rb = radius(rng);
+        const float centre[3] = {1000.0f * unit(rng), 1000.0f * unit(rng), 1000.0f * unit(rng)};
+        for (int axis = 0; axis < 3; ++axis) {
+            chains[0].centres.push_back(centre[axis]);
+            chains[1].centres.push_back(centre[axis] + direction[axis] / length * (ra + rb) * (1 + jitter(rng)));
+        }
+        chains[0].radii.push_back(ra);
+        chains[1].radii.push_back(rb);
+    }
+    const std::vector<ChainContact> expected = bruteForceChainContacts(chains, ChainQuery{});
+    REQUIRE(expected.size() > 100);
+    requireSameContacts(cpuContacts(chains, ChainQuery{}), expected);
+}
+
+TEST_CASE("SphereChain: one- and two-sphere chains, empty sets", "[chain]") {
+    const ChainSpheres one = chainOf({0, 0, 0}, 1.0f);
+    const ChainSpheres two = chainOf({0.5f, 0, 0, 1.5f, 0, 0}, 0.6f);
+    REQUIRE(cpuContacts({one}, ChainQuery{0, true, true}).empty());
+    REQUIRE(cpuContacts({two}, ChainQuery{0, true, true}).size() == 1);
+    REQUIRE(cpuContacts({two}, ChainQuery{}).empty());
+    const std::vector<ChainContact> both = cpuContacts({one, two, one}, ChainQuery{});
+    requireMatchesOracle({one, two, one});
+    REQUIRE(both.size() == 5);
+    SphereChainSet empty(Backend::Cpu, 1);
+    std::vector<ChainContact> contacts(3);
+    empty.findContacts(ChainQuery{}, contacts);
+    REQUIRE(contacts.empty());
+    empty.addChain(nullptr, nullptr, 0);
+    empty.findContacts(ChainQuery{}, contacts);
+    REQUIRE(contacts.empty());
+}
+
+TEST_CASE("SphereChain: neighbour exclusion k = 0, 1, 3", "[chain]") {
+    const std::vector<ChainSpheres> chains{paperSinusoidChain(2000, 0), paperCirclesChain(2000, 0)};
+    std::size_t previous = ~std::size_t{0};
+    for (const std::uint32_t k : {0u, 1u, 3u}) {
+        CAPTURE(k);
+        const std::vector<ChainContact> contacts = cpuContacts(chains, ChainQuery{k, true, true});
+        requireSameContacts(contacts, bruteForceChainContacts(chains, ChainQuery{k, true, true}));
+        for (const ChainContact& c : contacts) REQUIRE((c.chainA != c.chainB || c.sphereB - c.sphereA > k));
+        REQUIRE(contacts.size() < previous);
+        previous = contacts.size();
+    }
+}
+
+TEST_CASE("SphereChain: several chains at once, self and mutual filters", "[chain]") {
+    std::mt19937 rng(3);
+    std::vector<ChainSpheres> chains;
+    for (int c = 0; c < 12; ++c) chains.push_back(randomWalk(rng, 50 + 97 * c, 0.7f, 0.2f, 0.9f));
+    for (const ChainQuery query : {ChainQuery{1, true, true}, ChainQuery{2, true, false}, ChainQuery{1, false, true},
+                                   ChainQuery{0, false, false}}) {
+        const std::vector<ChainContact> expected = bruteForceChainContacts(chains, query);
+        requireSameContacts(cpuContacts(chains, query), expected);
+        if (query.betweenChains) REQUIRE(distantContacts(expected, ~0u) > 0);
+    }
+}
+
+TEST_CASE("SphereChain: refit over frames of motion equals a rebuild", "[chain]") {
+    std::vector<ChainSpheres> chains{paperCirclesChain(5000, 0), trefoil(700), paperSinusoidChain(3000, 0)};
+    SphereChainSet moving(Backend::Cpu, 2);
+    fill(moving, chains);
+    std::vector<ChainContact> contacts;
+    for (int frame = 1; frame <= 5; ++frame) {
+        CAPTURE(frame);
+        chains[0] = paperCirclesChain(5000, frame);
+        chains[2] = paperSinusoidChain(3000, frame);
+        for (float& radius : chains[1].radii) radius *= 1.02f;
+        for (std::uint32_t c = 0; c < 3; ++c) {
+            moving.setPositions(c, chains[c].centres.data(), c == 1 ? chains[1].radii.data() : nullptr);
+        }
+        moving.findContacts(ChainQuery{}, contacts);
+        REQUIRE(moving.stats().refitted);
+        requireSameContacts(contacts, cpuContacts(chains, ChainQuery{}));
+        moving.findContacts(ChainQuery{}, contacts);
+        REQUIRE_FALSE(moving.stats().refitted);
+    }
+    requireSameContacts(contacts, bruteForceChainContacts(chains, ChainQuery{}));
+}
+
+TEST_CASE("SphereChain: contact depth and normal", "[chain]") {
+    const ChainSpheres chain = chainOf({0, 0, 0, 3, 4, 0}, 3.0f);
+    const std::vector<ChainContact> contacts = cpuContacts({chain}, ChainQuery{0, true, true});
+    REQUIRE(contacts.size() == 1);
+    REQUIRE(contacts[0].depth == Approx(1.0));
+    REQUIRE(contacts[0].normal[0] == Approx(-0.6));
+    REQUIRE(contacts[0].normal[1] == Approx(-0.8));
+    REQUIRE(contacts[0].normal[2] == 0);
+}
+
+TEST_CASE("SphereChain: bad input is refused", "[chain]") {
+    SphereChainSet set(Backend::Cpu, 1);
+    const float centres[6] = {0, 0, 0, 1, 0, 0};
+    const float negative[2] = {1, -1};
+    const float nan[6] = {0, 0, 0, NAN, 0, 0};
+    const float radii[2] = {1, 1};
+    REQUIRE_THROWS_AS(set.addChain(centres, negative, 2), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.addChain(nan, radii, 2), std::invalid_argument);
+    REQUIRE(set.chainCount() == 0);
+    set.addChain(centres, radii, 2);
+    REQUIRE_THROWS_AS(set.setPositions(1, centres), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.setPositions(0, nan), std::invalid_argument);
+    REQUIRE(set.sphereCount() == 2);
+}

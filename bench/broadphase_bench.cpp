@@ -5,6 +5,7 @@
 //  (b) Bullet's BenchmarkDemo test 1 ("3000 boxes"), whole stepSimulation.
 // Prints tables of medians and writes them, with the machine, as JSON (--json FILE).
 #include "bench/benchmark_demo_scene.h"
+#include "kernels/common/stopwatch.h"
 
 #include <bulletgpu/Broadphase.h>
 
@@ -33,13 +34,12 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bulletgpu::Clock;
+using bulletgpu::millisecondsSince;
+
 using nlohmann::json;
 
 /// Milliseconds from start to now.
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 /// The median of a sample (0 when empty).
 double median(std::vector<double> values) {

@@ -2,6 +2,7 @@
 #include <bulletgpu/Broadphase.h>
 
 #include "bullet_adapter/proxy_table.h"
+#include "kernels/common/stopwatch.h"
 #include "kernels/query/box_tree.h"
 #include "plugin/backend_choice.h"
 #include "plugin/pair_cache_sync.h"
@@ -17,11 +18,7 @@
 namespace bulletgpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 void toDoubles(const btVector3& v, double out[3]) {
     out[0] = static_cast<double>(v.getX());

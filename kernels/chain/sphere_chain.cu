@@ -3,6 +3,7 @@
 // the device one level per launch, one thread per sphere traversing it, the pair keys radix
 // sorted (deterministic order) and turned into contacts on the device.
 #include "kernels/chain/sphere_chain.h"
+#include "kernels/common/stopwatch.h"
 
 #include "kernels/chain/detail/chain_kernels.cuh"
 #include "kernels/common/cuda_check.h"
@@ -24,20 +25,7 @@ namespace {
 using detail::DeviceBuffer;
 using detail::DeviceScope;
 using detail::PinnedBuffer;
-using Clock = std::chrono::steady_clock;
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-/// Name of a usable device, or std::runtime_error with the probe's reason.
-std::string usableDeviceName(int device) {
-    const CudaDeviceProbe probe = probeCudaDevice(device);
-    if (!probe.usable) {
-        throw std::runtime_error("bulletgpu: cannot use CUDA device " + std::to_string(device) + ": " + probe.reason);
-    }
-    return probe.name;
-}
 
 /// Bits that hold every value below `count`.
 int bitsBelow(std::uint64_t count) {
@@ -50,7 +38,7 @@ int bitsBelow(std::uint64_t count) {
 class ChainSolverCuda final : public detail::ChainSolver {
 public:
     explicit ChainSolverCuda(int device)
-        : m_device(device), m_deviceName(usableDeviceName(device)), m_stream(device) {
+        : m_device(device), m_deviceName(usableCudaDeviceName(device)), m_stream(device) {
         const DeviceScope scope(m_device);
         m_count.reserve(1, m_stream.get());
     }

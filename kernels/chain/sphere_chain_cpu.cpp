@@ -2,6 +2,7 @@
 // SphereChainSet and its CPU solver: the level-by-level refit and the per-sphere traversal on
 // OpenMP threads, with per-chunk pair lists that are concatenated in order (deterministic).
 #include "kernels/chain/sphere_chain.h"
+#include "kernels/common/stopwatch.h"
 
 #include "kernels/common/cuda_device.h"
 
@@ -16,11 +17,7 @@
 namespace bulletgpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 /// Appends the pair key (i << 32 | j) of every leaf j the traversal of sphere i reports.
 struct PairAppender {

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace bulletgpu {
@@ -35,6 +36,14 @@ CudaDeviceProbe probeCudaDevice(int device) {
     probe.usable = true;
     probe.name = properties.name;
     return probe;
+}
+
+std::string usableCudaDeviceName(int device) {
+    const CudaDeviceProbe probe = probeCudaDevice(device);
+    if (!probe.usable) {
+        throw std::runtime_error("bulletgpu: cannot use CUDA device " + std::to_string(device) + ": " + probe.reason);
+    }
+    return probe.name;
 }
 
 } // namespace bulletgpu

@@ -19,4 +19,7 @@ bool builtWithCuda();
 /// (cudaErrorInsufficientDriver) or no device reads as "not usable" with the reason.
 CudaDeviceProbe probeCudaDevice(int device);
 
+/// The name of a usable device; throws std::runtime_error with the probe's reason otherwise.
+std::string usableCudaDeviceName(int device);
+
 } // namespace bulletgpu

@@ -15,6 +15,11 @@ CudaDeviceProbe probeCudaDevice(int) {
     return probe;
 }
 
+std::string usableCudaDeviceName(int device) {
+    throw std::runtime_error("bulletgpu: cannot use CUDA device " + std::to_string(device) + ": " +
+                             probeCudaDevice(device).reason);
+}
+
 std::unique_ptr<PairFinder> createCudaPairFinder(int device) {
     throw std::runtime_error("bulletgpu: CUDA backend requested for device " + std::to_string(device) + ", but " +
                              probeCudaDevice(device).reason);

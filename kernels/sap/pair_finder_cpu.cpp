@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/sap/pair_finder_cpu.h"
+#include "kernels/common/stopwatch.h"
 
 #include "kernels/common/aabb_ops.h"
 #include "kernels/sap/sap_ops.h"
@@ -14,14 +15,10 @@
 namespace bulletgpu {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 /// How far ahead the gathers in sweep order prefetch (they read boxes in random order).
 constexpr std::int64_t cPrefetchDistance = 16;
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 BoxArraysView viewOf(const BoxStore& boxes) {
     BoxArraysView view{};

@@ -2,6 +2,7 @@
 // The CUDA backend of PairFinder: the CPU finder's algorithm step for step on one stream,
 // with the boxes and the pair set resident on the device.
 #include "kernels/sap/pair_finder.h"
+#include "kernels/common/stopwatch.h"
 
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/cuda_device.h"
@@ -32,20 +33,7 @@ using detail::DeviceBuffer;
 using detail::DeviceScope;
 using detail::PinnedBuffer;
 using detail::SapSlotRecord;
-using Clock = std::chrono::steady_clock;
 
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-/// Name of a usable device, or std::runtime_error with the probe's reason.
-std::string usableDeviceName(int device) {
-    const CudaDeviceProbe probe = probeCudaDevice(device);
-    if (!probe.usable) {
-        throw std::runtime_error("bulletgpu: cannot use CUDA device " + std::to_string(device) + ": " + probe.reason);
-    }
-    return probe.name;
-}
 
 /// Fills the upload record of one slot from the host store.
 void stageSlot(const BoxStore& boxes, std::uint32_t slot, SapSlotRecord& record) {
@@ -246,7 +234,7 @@ private:
 };
 
 PairFinderCuda::PairFinderCuda(int device)
-    : m_device(device), m_deviceName(usableDeviceName(device)), m_marks(device), m_stream(device) {
+    : m_device(device), m_deviceName(usableCudaDeviceName(device)), m_marks(device), m_stream(device) {
     const DeviceScope scope(m_device);
     m_counters.reserve(1, stream());
     m_hostCounters.reserve(1, stream());

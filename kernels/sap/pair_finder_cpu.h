@@ -56,7 +56,7 @@ private:
     static constexpr std::uint32_t cNotBucketed = 0xffffffffu;
 
     /// Below this many slots an update runs on one thread.
-    static constexpr std::int64_t cParallelThreshold = 32768;
+    static constexpr std::int64_t cParallelThreshold = 8192;
 
     int m_threads;
     ThreadTuner m_tuner;

@@ -5,6 +5,7 @@
 //  (b) Bullet's BenchmarkDemo test 1 ("3000 boxes"), whole stepSimulation.
 // Prints tables of medians and writes them, with the machine, as JSON (--json FILE).
 #include "bench/benchmark_demo_scene.h"
+#include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
 
 #include <bulletgpu/Broadphase.h>
@@ -39,22 +40,8 @@ using bulletgpu::millisecondsSince;
 
 using nlohmann::json;
 
-/// Milliseconds from start to now.
-
-/// The median of a sample (0 when empty).
-double median(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const std::size_t mid = values.size() / 2;
-    return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
-
-/// The mean of a sample (0 when empty).
-double mean(const std::vector<double>& values) {
-    double sum = 0;
-    for (double v : values) sum += v;
-    return values.empty() ? 0 : sum / static_cast<double>(values.size());
-}
+using bulletgpu::bench::mean;
+using bulletgpu::bench::median;
 
 /// Command-line settings.
 struct Options {

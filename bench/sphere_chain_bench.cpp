@@ -4,6 +4,8 @@
 // moves every sphere, refits the hierarchy and finds all contacts (neighbours within one link
 // excluded) on the CPU and, when a device is usable, on CUDA. The all-pairs oracle runs for
 // reference at the small sizes. Prints medians and writes them as JSON (--json FILE).
+#include "bench/sample_statistics.h"
+#include "kernels/common/stopwatch.h"
 #include "kernels/chain/sphere_chain.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/reference/brute_force_chains.h"
@@ -23,17 +25,12 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bulletgpu::Clock;
+using bulletgpu::millisecondsSince;
 using bulletgpu::ChainSpheres;
 using nlohmann::json;
 
-/// The median of a sample (0 when empty).
-double median(std::vector<double> values) {
-    if (values.empty()) return 0;
-    std::sort(values.begin(), values.end());
-    const std::size_t mid = values.size() / 2;
-    return values.size() % 2 == 1 ? values[mid] : 0.5 * (values[mid - 1] + values[mid]);
-}
+using bulletgpu::bench::median;
 
 /// Command-line settings.
 struct Options {
@@ -137,7 +134,7 @@ int main(int argc, char** argv) {
                 if (count <= options.bruteForceMax) {
                     const Clock::time_point start = Clock::now();
                     const auto expected = bulletgpu::bruteForceChainContacts({frames.back()}, bulletgpu::ChainQuery{});
-                    bruteMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+                    bruteMs = millisecondsSince(start);
                     if (expected.size() != cpu.contacts) throw std::runtime_error("contacts differ from brute force");
                 }
                 const char* path = circles ? "circles" : "sinusoid";

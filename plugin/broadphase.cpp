@@ -64,7 +64,7 @@ struct Broadphase::Impl {
             toDoubles(proxy.m_aabbMin, lo);
             toDoubles(proxy.m_aabbMax, hi);
             tree.queryBox(table.boxes(), lo, hi, [&](std::uint32_t slot) {
-                if (slot != proxy.slot && table.boxes().overlapExact(slot, proxy.slot)) ghostPartners.push_back(slot);
+                if (slot != proxy.slot) ghostPartners.push_back(slot);
             });
             std::sort(ghostPartners.begin(), ghostPartners.end());
         }

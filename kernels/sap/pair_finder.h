@@ -39,9 +39,16 @@ struct PairFinderStats {
 /// Remembers what the last full update saw, so that an update with nothing new is skipped.
 class UpdateGate {
 public:
-    /// Whether the store and the filter setting are as the last recorded update saw them.
-    bool unchanged(const BoxStore& boxes, bool filterGroups) const {
-        return boxes.revision() == m_revision && filterGroups == m_filterGroups;
+    /// Starts an update: empties the deltas and, when the store and the filter setting are as
+    /// the last recorded update saw them, consumes the dirty list, marks the stats skipped and
+    /// returns true (the last result stands).
+    bool skip(BoxStore& boxes, bool filterGroups, PairDeltas& deltas, PairFinderStats& stats) const {
+        deltas.found.clear();
+        deltas.lost.clear();
+        if (boxes.revision() != m_revision || filterGroups != m_filterGroups) return false;
+        stats.skipped = true;
+        boxes.clearDirty();
+        return true;
     }
     /// Records a full update.
     void record(const BoxStore& boxes, bool filterGroups) {

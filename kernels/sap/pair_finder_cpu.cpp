@@ -51,13 +51,7 @@ void PairFinderCpu::reset() {
 }
 
 void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
-    deltas.found.clear();
-    deltas.lost.clear();
-    if (m_gate.unchanged(boxes, filterGroups)) {
-        m_stats.skipped = true;
-        boxes.clearDirty();
-        return;
-    }
+    if (m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
     m_stats = PairFinderStats{};
     auto start = Clock::now();
     classifyAndSort(boxes);

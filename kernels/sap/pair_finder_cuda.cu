@@ -251,13 +251,7 @@ void PairFinderCuda::reset() {
 }
 
 void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
-    deltas.found.clear();
-    deltas.lost.clear();
-    if (m_gate.unchanged(boxes, filterGroups)) {
-        m_stats.skipped = true;
-        boxes.clearDirty();
-        return;
-    }
+    if (m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
     const DeviceScope scope(m_device);
     m_stats = PairFinderStats{};
     const auto hostStart = Clock::now();

@@ -9,7 +9,8 @@ what=${1:-test}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-packages=(cmake g++ ninja-build pkg-config libbullet-dev libbullet-extras-dev catch2 nlohmann-json3-dev)
+packages=(cmake g++ ninja-build pkg-config libbullet-dev libbullet-extras-dev catch2 nlohmann-json3-dev libpng-dev
+          libtinyobjloader-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

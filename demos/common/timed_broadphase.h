@@ -54,7 +54,9 @@ public:
         m_seconds += std::chrono::duration<double>(Clock::now() - start).count();
     }
     btOverlappingPairCache* getOverlappingPairCache() override { return m_inner->getOverlappingPairCache(); }
-    const btOverlappingPairCache* getOverlappingPairCache() const override { return m_inner->getOverlappingPairCache(); }
+    const btOverlappingPairCache* getOverlappingPairCache() const override {
+        return m_inner->getOverlappingPairCache();
+    }
     void getBroadphaseAabb(btVector3& aabbMin, btVector3& aabbMax) const override {
         m_inner->getBroadphaseAabb(aabbMin, aabbMax);
     }

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: Zlib
+#include "demos/app/demo_options.h"
+
+#include "demos/common/broadphase_factory.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace bulletgpu::demo {
+namespace {
+
+constexpr const char* cUsage =
+    "usage: bulletgpu-demo [--scene FILE] [--broadphase NAME | --compare [NAME,NAME,...]] [--steps N]\n"
+    "                      [--scale F] [--json FILE] [--csv FILE] [--render DIR] [--render-every K]\n"
+    "                      [--size WxH] [--plot FILE] [--list]\n"
+    "\n"
+    "Steps a scene file headlessly with one or several broadphases and prints a per-phase table.\n"
+    "  --scene FILE        scene to run (default: %s)\n"
+    "  --broadphase NAME   one of: dbvt sap simple bulletgpu bulletgpu-cpu bulletgpu-cuda (default: bulletgpu)\n"
+    "  --compare [LIST]    run several broadphases on the same scene (default list: dbvt,bulletgpu);\n"
+    "                      the first is the reference for time ratios and physics agreement\n"
+    "  --steps N           steps per run (default: the scene file's own count)\n"
+    "  --scale F           multiply the object counts of scalable scenes (box fields, Avril et al.)\n"
+    "  --json FILE         write the report as JSON\n"
+    "  --csv FILE          write one row per step and broadphase as CSV\n"
+    "  --render DIR        write PNG frames from the scene's camera to DIR/<broadphase>/\n"
+    "  --render-every K    steps between rendered frames (default 10)\n"
+    "  --size WxH          rendered frame size (default 960x540)\n"
+    "  --plot FILE         write a PNG chart of step time per frame for each broadphase\n"
+    "  --list              list the scene files beside the default scene\n";
+
+std::vector<std::string> splitList(const std::string& list) {
+    std::vector<std::string> items;
+    std::stringstream stream(list);
+    for (std::string item; std::getline(stream, item, ',');) {
+        if (!item.empty()) items.push_back(item);
+    }
+    return items;
+}
+
+int parsePositive(const std::string& option, const std::string& text) {
+    std::size_t used = 0;
+    int value = 0;
+    try {
+        value = std::stoi(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    if (used != text.size() || value <= 0) {
+        throw std::invalid_argument(option + " needs a positive integer, got '" + text + "'");
+    }
+    return value;
+}
+
+void checkBroadphaseName(const std::string& name) {
+    for (const std::string& known : broadphaseNames()) {
+        if (known == name) return;
+    }
+    throw std::invalid_argument("unknown broadphase '" + name +
+                                "' (dbvt, sap, simple, bulletgpu, bulletgpu-cpu or bulletgpu-cuda)");
+}
+
+} // namespace
+
+DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultScene) {
+    DemoOptions options;
+    options.scenePath = defaultScene;
+    options.broadphases = {"bulletgpu"};
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        auto value = [&]() -> std::string {
+            if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
+            return argv[++i];
+        };
+        if (arg == "--scene") {
+            options.scenePath = value();
+        } else if (arg == "--broadphase") {
+            options.broadphases = {value()};
+        } else if (arg == "--compare") {
+            const bool hasList = i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0;
+            options.broadphases = hasList ? splitList(value()) : std::vector<std::string>{"dbvt", "bulletgpu"};
+            if (options.broadphases.empty()) throw std::invalid_argument("--compare needs broadphase names");
+        } else if (arg == "--steps") {
+            options.steps = parsePositive(arg, value());
+        } else if (arg == "--scale") {
+            const std::string text = value();
+            std::size_t used = 0;
+            try {
+                options.scale = std::stod(text, &used);
+            } catch (const std::exception&) {
+                used = 0;
+            }
+            if (used != text.size() || !(options.scale > 0)) {
+                throw std::invalid_argument("--scale needs a positive number, got '" + text + "'");
+            }
+        } else if (arg == "--json") {
+            options.jsonPath = value();
+        } else if (arg == "--csv") {
+            options.csvPath = value();
+        } else if (arg == "--render") {
+            options.renderDir = value();
+        } else if (arg == "--render-every") {
+            options.renderEvery = parsePositive(arg, value());
+        } else if (arg == "--size") {
+            const std::string text = value();
+            const std::size_t x = text.find('x');
+            if (x == std::string::npos) throw std::invalid_argument("--size needs WxH, got '" + text + "'");
+            options.renderWidth = parsePositive(arg, text.substr(0, x));
+            options.renderHeight = parsePositive(arg, text.substr(x + 1));
+        } else if (arg == "--plot") {
+            options.plotPath = value();
+        } else if (arg == "--list") {
+            options.listScenes = true;
+        } else if (arg == "--help" || arg == "-h") {
+            std::printf(cUsage, defaultScene.c_str());
+            std::exit(0);
+        } else {
+            throw std::invalid_argument("unknown option '" + arg + "' (see --help)");
+        }
+    }
+    for (const std::string& name : options.broadphases) checkBroadphaseName(name);
+    return options;
+}
+
+} // namespace bulletgpu::demo

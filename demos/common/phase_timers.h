@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
+#include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+
+#include <chrono>
+
+namespace bulletgpu::demo {
+
+/// Milliseconds spent in one phase since the last take().
+class PhaseClock {
+public:
+    /// Starts timing one call.
+    std::chrono::steady_clock::time_point start() const { return std::chrono::steady_clock::now(); }
+    /// Adds the time since start to the running total.
+    void stop(std::chrono::steady_clock::time_point started) {
+        m_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    }
+    /// The total since the last take(), in milliseconds; resets it.
+    double take() {
+        const double ms = m_seconds * 1e3;
+        m_seconds = 0;
+        return ms;
+    }
+
+private:
+    double m_seconds = 0;
+};
+
+/// A btCollisionDispatcher that times dispatchAllCollisionPairs: the narrow phase of a step
+/// (rigid-rigid, soft-rigid and soft-soft collision algorithms all run in it).
+class TimedDispatcher final : public btCollisionDispatcher {
+public:
+    /// Dispatches with the given configuration's collision algorithms.
+    explicit TimedDispatcher(btCollisionConfiguration* configuration) : btCollisionDispatcher(configuration) {}
+
+    void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& dispatchInfo,
+                                   btDispatcher* dispatcher) override {
+        const auto started = m_clock.start();
+        btCollisionDispatcher::dispatchAllCollisionPairs(pairCache, dispatchInfo, dispatcher);
+        m_clock.stop(started);
+    }
+
+    /// Narrow-phase milliseconds since the last call.
+    double takeMilliseconds() { return m_clock.take(); }
+
+private:
+    PhaseClock m_clock;
+};
+
+/// A btSequentialImpulseConstraintSolver that times solveGroup: the rigid-body solver of a step.
+class TimedSolver final : public btSequentialImpulseConstraintSolver {
+public:
+    btScalar solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
+                        btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
+                        btIDebugDraw* debugDrawer, btDispatcher* dispatcher) override {
+        const auto started = m_clock.start();
+        const btScalar residual = btSequentialImpulseConstraintSolver::solveGroup(
+            bodies, numBodies, manifolds, numManifolds, constraints, numConstraints, info, debugDrawer, dispatcher);
+        m_clock.stop(started);
+        return residual;
+    }
+
+    /// Solver milliseconds since the last call.
+    double takeMilliseconds() { return m_clock.take(); }
+
+private:
+    PhaseClock m_clock;
+};
+
+} // namespace bulletgpu::demo

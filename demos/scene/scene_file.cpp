@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: Zlib
+#include "demos/scene/generator.h"
+#include "demos/scene/json_reader.h"
+#include "demos/scene/scene_content.h"
+#include "demos/scene/scene_world.h"
+
+#include <BulletSoftBody/btSoftBodyRigidBodyCollisionConfiguration.h>
+#include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
+
+#include <fstream>
+#include <stdexcept>
+
+namespace bulletgpu::demo {
+
+namespace {
+
+// The "world" object of a scene file.
+struct WorldSettings {
+    bool soft = false;
+    btVector3 gravity{0, -10, 0};
+    btScalar timeStep = btScalar(1) / btScalar(60);
+    int maxSubSteps = 1;
+    btVector3 boundsMin;
+    btVector3 boundsMax;
+};
+
+int readSolverMode(const JsonReader& modes) {
+    static const std::pair<const char*, int> names[] = {
+        {"simd", SOLVER_SIMD},
+        {"warmstarting", SOLVER_USE_WARMSTARTING},
+        {"frictionDirectionCaching", SOLVER_ENABLE_FRICTION_DIRECTION_CACHING},
+        {"randomizeOrder", SOLVER_RANDMIZE_ORDER},
+        {"interleaveContactAndFriction", SOLVER_INTERLEAVE_CONTACT_AND_FRICTION_CONSTRAINTS},
+        {"twoFrictionDirections", SOLVER_USE_2_FRICTION_DIRECTIONS},
+    };
+    int mode = 0;
+    for (const JsonReader& flag : modes.elements()) {
+        const std::string name = flag.string();
+        bool found = false;
+        for (const auto& [known, bit] : names) {
+            if (name == known) {
+                mode |= bit;
+                found = true;
+            }
+        }
+        if (!found) {
+            flag.fail("unknown solver mode '" + name +
+                      "' (simd, warmstarting, frictionDirectionCaching, randomizeOrder, "
+                      "interleaveContactAndFriction, twoFrictionDirections)");
+        }
+    }
+    return mode;
+}
+
+CameraSpec readCamera(const JsonReader& root) {
+    CameraSpec camera;
+    if (!root.has("camera")) return camera;
+    const JsonReader spec = root.at("camera");
+    camera.eye = spec.vec3("eye", camera.eye);
+    camera.target = spec.vec3("target", camera.target);
+    camera.up = spec.vec3("up", camera.up);
+    camera.fieldOfViewYDegrees = spec.positiveNumber("fovY", camera.fieldOfViewYDegrees);
+    spec.done();
+    return camera;
+}
+
+// Skips the narrow phase for pairs of two static or kinematic objects (moving box fields).
+void skipStaticPairsNearCallback(btBroadphasePair& pair, btCollisionDispatcher& dispatcher,
+                                 const btDispatcherInfo& info) {
+    const auto* a = static_cast<const btCollisionObject*>(pair.m_pProxy0->m_clientObject);
+    const auto* b = static_cast<const btCollisionObject*>(pair.m_pProxy1->m_clientObject);
+    if (a->isStaticOrKinematicObject() && b->isStaticOrKinematicObject()) return;
+    btCollisionDispatcher::defaultNearCallback(pair, dispatcher, info);
+}
+
+class FileSceneWorld final : public SceneWorld {
+public:
+    FileSceneWorld(const nlohmann::json& document, const std::string& path, const BroadphaseFactory& makeBroadphase,
+                   const SceneLoadOptions& options) {
+        const JsonReader root(document, path, "");
+        m_name = root.at("name").string();
+        m_description = root.at("description").string();
+        m_steps = root.positiveInt("steps", 300);
+        const uint32_t seed = root.has("seed") ? uint32_t(root.at("seed").nonNegativeInt()) : 1u;
+        m_camera = readCamera(root);
+        const JsonReader worldSpec = root.at("world");
+        m_settings = readWorld(worldSpec);
+
+        if (m_settings.soft) {
+            m_configuration = std::make_unique<btSoftBodyRigidBodyCollisionConfiguration>();
+        } else {
+            m_configuration = std::make_unique<btDefaultCollisionConfiguration>();
+        }
+        m_dispatcher = std::make_unique<TimedDispatcher>(m_configuration.get());
+        if (m_settings.soft) {
+            m_softInfo = std::make_unique<btSoftBodyWorldInfo>();
+            m_softInfo->air_density = btScalar(1.2);
+            m_softInfo->water_density = 0;
+            m_softInfo->water_offset = 0;
+            m_softInfo->water_normal = btVector3(0, 0, 0);
+            m_softInfo->m_gravity = m_settings.gravity;
+            m_softInfo->m_dispatcher = m_dispatcher.get();
+            m_softInfo->m_sparsesdf.Initialize();
+        }
+        m_content = std::make_unique<SceneContent>(m_softInfo.get());
+        generateObjects(root, path, options, seed);
+        root.done();
+
+        const int maxProxies = m_content->objectCount();
+        m_broadphase =
+            std::make_unique<TimedBroadphase>(makeBroadphase(m_settings.boundsMin, m_settings.boundsMax, maxProxies));
+        m_solver = std::make_unique<TimedSolver>();
+        if (m_settings.soft) {
+            auto softWorld = std::make_unique<btSoftRigidDynamicsWorld>(m_dispatcher.get(), m_broadphase.get(),
+                                                                        m_solver.get(), m_configuration.get());
+            m_softWorld = softWorld.get();
+            m_world = std::move(softWorld);
+            m_softInfo->m_broadphase = m_broadphase.get();
+            m_softInfo->m_sparsesdf.Reset();
+        } else {
+            m_world = std::make_unique<btDiscreteDynamicsWorld>(m_dispatcher.get(), m_broadphase.get(), m_solver.get(),
+                                                                m_configuration.get());
+        }
+        m_world->setGravity(m_settings.gravity);
+        applySolverSettings(worldSpec);
+        worldSpec.done();
+        if (m_content->skipsStaticPairs()) m_dispatcher->setNearCallback(skipStaticPairsNearCallback);
+        m_content->addTo(*m_world, m_softWorld);
+    }
+
+    ~FileSceneWorld() override {
+        if (m_world) m_content->removeFrom(*m_world, m_softWorld);
+    }
+
+    FileSceneWorld(const FileSceneWorld&) = delete;
+    FileSceneWorld& operator=(const FileSceneWorld&) = delete;
+
+    const std::string& name() const override { return m_name; }
+    const std::string& description() const override { return m_description; }
+    btDiscreteDynamicsWorld& world() override { return *m_world; }
+    btSoftRigidDynamicsWorld* softWorld() override { return m_softWorld; }
+    TimedBroadphase& broadphase() override { return *m_broadphase; }
+    TimedDispatcher& dispatcher() override { return *m_dispatcher; }
+    TimedSolver& solver() override { return *m_solver; }
+    const CameraSpec& camera() const override { return m_camera; }
+    int defaultSteps() const override { return m_steps; }
+    int objectCount() const override { return m_world->getNumCollisionObjects(); }
+
+    void step() override {
+        for (const std::unique_ptr<SceneScript>& script : m_content->scripts()) script->beforeStep(*m_world);
+        m_world->stepSimulation(m_settings.timeStep, m_settings.maxSubSteps, m_settings.timeStep);
+        if (m_softInfo) m_softInfo->m_sparsesdf.GarbageCollect();
+        for (const std::unique_ptr<SceneScript>& script : m_content->scripts()) script->afterStep(*m_world);
+    }
+
+    double meanHeight() const override {
+        double sum = 0;
+        long long count = 0;
+        for (const std::unique_ptr<btRigidBody>& body : m_content->rigidBodies()) {
+            if (body->getInvMass() > 0) {
+                sum += body->getWorldTransform().getOrigin().y();
+                ++count;
+            }
+        }
+        for (const std::unique_ptr<btSoftBody>& body : m_content->softBodies()) {
+            for (int i = 0; i < body->m_nodes.size(); ++i) sum += body->m_nodes[i].m_x.y();
+            count += body->m_nodes.size();
+        }
+        return count == 0 ? 0.0 : sum / double(count);
+    }
+
+    int lastRayHits() const override {
+        int hits = 0;
+        for (const std::unique_ptr<SceneScript>& script : m_content->scripts()) hits += script->rayHits();
+        return hits;
+    }
+
+private:
+    static WorldSettings readWorld(const JsonReader& spec) {
+        WorldSettings settings;
+        const std::string type = spec.string("type", "rigid");
+        if (type != "rigid" && type != "soft")
+            spec.at("type").fail("expected \"rigid\" or \"soft\", got \"" + type + "\"");
+        settings.soft = type == "soft";
+        settings.gravity = spec.vec3("gravity", settings.gravity);
+        settings.timeStep = btScalar(spec.positiveNumber("timeStep", settings.timeStep));
+        if (spec.has("maxSubSteps")) settings.maxSubSteps = int(spec.at("maxSubSteps").nonNegativeInt());
+        const JsonReader bounds = spec.at("bounds");
+        settings.boundsMin = bounds.at("min").vec3();
+        settings.boundsMax = bounds.at("max").vec3();
+        for (int axis = 0; axis < 3; ++axis) {
+            if (!(settings.boundsMin[axis] < settings.boundsMax[axis])) bounds.fail("expected min < max on every axis");
+        }
+        bounds.done();
+        return settings;
+    }
+
+    void applySolverSettings(const JsonReader& spec) {
+        btContactSolverInfo& info = m_world->getSolverInfo();
+        info.m_numIterations = spec.positiveInt("solverIterations", info.m_numIterations);
+        if (spec.has("solverMode")) info.m_solverMode = readSolverMode(spec.at("solverMode"));
+        info.m_erp = btScalar(spec.number("erp", info.m_erp));
+        info.m_erp2 = btScalar(spec.number("erp2", info.m_erp2));
+        info.m_globalCfm = btScalar(spec.number("globalCfm", info.m_globalCfm));
+    }
+
+    void generateObjects(const JsonReader& root, const std::string& path, const SceneLoadOptions& options,
+                         uint32_t seed) {
+        const size_t slash = path.find_last_of('/');
+        const std::string directory = slash == std::string::npos ? std::string() : path.substr(0, slash + 1);
+        const std::vector<JsonReader> objects = root.at("objects").elements();
+        for (size_t i = 0; i < objects.size(); ++i) {
+            const JsonReader& params = objects[i];
+            const std::string type = params.at("type").string();
+            const Generator generator = findGenerator(type);
+            if (generator == nullptr) {
+                std::string known;
+                for (const std::string& name : generatorTypes()) known += (known.empty() ? "" : ", ") + name;
+                params.at("type").fail("unknown generator type '" + type + "' (" + known + ")");
+            }
+            GeneratorContext context{*m_content, options, directory, seed * 1000003u + uint32_t(i)};
+            generator(params, context);
+            params.done();
+        }
+    }
+
+    std::string m_name;
+    std::string m_description;
+    int m_steps = 300;
+    CameraSpec m_camera;
+    WorldSettings m_settings;
+    // Declaration order is the reverse of destruction order: the world goes first.
+    std::unique_ptr<btCollisionConfiguration> m_configuration;
+    std::unique_ptr<TimedDispatcher> m_dispatcher;
+    std::unique_ptr<btSoftBodyWorldInfo> m_softInfo;
+    std::unique_ptr<SceneContent> m_content;
+    std::unique_ptr<TimedBroadphase> m_broadphase;
+    std::unique_ptr<TimedSolver> m_solver;
+    std::unique_ptr<btDiscreteDynamicsWorld> m_world;
+    btSoftRigidDynamicsWorld* m_softWorld = nullptr;
+};
+
+} // namespace
+
+std::unique_ptr<SceneWorld> loadSceneFile(const std::string& path, const BroadphaseFactory& makeBroadphase,
+                                          const SceneLoadOptions& options) {
+    if (!(options.scale > 0)) throw std::runtime_error(path + ": scale: expected a positive number");
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error(path + ": cannot open the file");
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& error) {
+        throw std::runtime_error(path + ": invalid JSON: " + error.what());
+    }
+    return std::make_unique<FileSceneWorld>(document, path, makeBroadphase, options);
+}
+
+} // namespace bulletgpu::demo

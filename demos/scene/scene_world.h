@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "demos/common/camera_spec.h"
+#include "demos/common/phase_timers.h"
+#include "demos/common/timed_broadphase.h"
+
+#include <btBulletDynamicsCommon.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+class btSoftRigidDynamicsWorld;
+
+namespace bulletgpu::demo {
+
+/// Makes the broadphase a scene runs on. It is given a box that contains the scene for its whole
+/// run (axis-sweep broadphases need world bounds) and the number of collision objects the scene
+/// will create (fixed-capacity broadphases need it).
+using BroadphaseFactory = std::function<std::unique_ptr<btBroadphaseInterface>(
+    const btVector3& worldMin, const btVector3& worldMax, int maxProxies)>;
+
+/// How a scene file is turned into a world.
+struct SceneLoadOptions {
+    /// Multiplies the object counts of the generators a scene file marks as scalable (the large
+    /// fields and the Avril et al. scenes), so CI can run them small; 1 builds the file as written.
+    double scale = 1.0;
+};
+
+/// A Bullet world built from a scene file, with everything it owns (shapes, bodies, constraints,
+/// soft bodies, the dispatcher, solver and broadphase), ready to be stepped headlessly.
+class SceneWorld {
+public:
+    virtual ~SceneWorld() = default;
+
+    /// The scene's name, from its file.
+    virtual const std::string& name() const = 0;
+    /// One line saying what the scene re-creates (for example "BenchmarkDemo 1, 3000 boxes").
+    virtual const std::string& description() const = 0;
+    /// The dynamics world (a btSoftRigidDynamicsWorld for soft-body scenes).
+    virtual btDiscreteDynamicsWorld& world() = 0;
+    /// The soft-body world, or nullptr when the scene has no soft bodies.
+    virtual btSoftRigidDynamicsWorld* softWorld() = 0;
+    /// The broadphase the world runs on, wrapped so it is timed.
+    virtual TimedBroadphase& broadphase() = 0;
+    /// The world's dispatcher; it times the narrow phase.
+    virtual TimedDispatcher& dispatcher() = 0;
+    /// The world's constraint solver; it times solving.
+    virtual TimedSolver& solver() = 0;
+    /// The camera the scene file asks for.
+    virtual const CameraSpec& camera() const = 0;
+    /// Steps the scene file suggests for a run.
+    virtual int defaultSteps() const = 0;
+    /// Collision objects in the world (rigid and soft).
+    virtual int objectCount() const = 0;
+
+    /// One frame: the scene's scripted actions that come before the step (moving kinematic
+    /// objects), stepSimulation with the scene's time step, then those that come after it
+    /// (casting rays, as BenchmarkDemo does).
+    virtual void step() = 0;
+
+    /// Mean height (y) of the dynamic rigid bodies and soft-body nodes: how the scene settled.
+    virtual double meanHeight() const = 0;
+    /// Rays that hit something in the last step, for scenes that cast rays (0 otherwise).
+    virtual int lastRayHits() const = 0;
+};
+
+/// Reads a scene file and builds its world on the broadphase the factory makes. Throws
+/// std::runtime_error naming the file and the offending field (for example
+/// "scenes/x.json: objects[2].count: expected a positive integer") on a malformed file.
+std::unique_ptr<SceneWorld> loadSceneFile(const std::string& path, const BroadphaseFactory& makeBroadphase,
+                                          const SceneLoadOptions& options = {});
+
+} // namespace bulletgpu::demo

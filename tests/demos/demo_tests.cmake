@@ -1,0 +1,21 @@
+# bulletgpu-demo: its library (options, runs, comparison, reports) and the executable itself.
+bulletgpu_add_test(demo_app_test SOURCES demos/demo_app_test.cpp LIBS bulletgpu_demo_app)
+target_compile_definitions(demo_app_test PRIVATE BULLETGPU_SCENES_DIR="${PROJECT_SOURCE_DIR}/scenes")
+
+# The executable end to end: reports, a rendered frame, a chart, and clear errors.
+set(demo_out ${CMAKE_CURRENT_BINARY_DIR}/demo_cli)
+add_test(NAME demo_cli_reports
+         COMMAND bulletgpu-demo --scene ${PROJECT_SOURCE_DIR}/scenes/benchmark-2-1000-stack.json
+                 --compare dbvt,bulletgpu-cpu --steps 20 --json ${demo_out}/report.json --csv ${demo_out}/steps.csv
+                 --plot ${demo_out}/chart.png --render ${demo_out}/frames --render-every 10 --size 320x180)
+set_tests_properties(demo_cli_reports PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "bulletgpu-cpu against dbvt: step [0-9.]+x")
+add_test(NAME demo_cli_files_written
+         COMMAND ${CMAKE_COMMAND} -DOUT=${demo_out} -P ${CMAKE_CURRENT_SOURCE_DIR}/demos/check_demo_outputs.cmake)
+set_tests_properties(demo_cli_files_written PROPERTIES LABELS cpu DEPENDS demo_cli_reports)
+add_test(NAME demo_cli_missing_scene COMMAND bulletgpu-demo --scene ${demo_out}/no-such-scene.json --steps 1)
+set_tests_properties(demo_cli_missing_scene PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "bulletgpu-demo: .*no-such-scene.json")
+add_test(NAME demo_cli_unknown_broadphase COMMAND bulletgpu-demo --broadphase octree --steps 1)
+set_tests_properties(demo_cli_unknown_broadphase PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "unknown broadphase 'octree'")

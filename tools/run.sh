@@ -28,10 +28,12 @@ if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
 fi
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DBULLETGPU_CUDA="${CUDA:-AUTO}" ${EXTRA_CMAKE_ARGS:-}
-cmake --build "$build" --parallel "$(nproc)"
-
 case "$what" in
-  demo) "$build/demos/bulletgpu-demo" --compare dbvt,bulletgpu --steps 300 ;;
-  test) ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" ;;
+  demo)
+    cmake --build "$build" --parallel "$(nproc)" --target bulletgpu-demo
+    "$build/demos/bulletgpu-demo" --compare dbvt,bulletgpu --steps 300 ;;
+  test)
+    cmake --build "$build" --parallel "$(nproc)"
+    ctest --test-dir "$build" --output-on-failure --parallel "$(nproc)" ;;
   *) echo "usage: bash tools/run.sh demo|test" >&2; exit 2 ;;
 esac

@@ -98,6 +98,13 @@ void SceneContent::removeFrom(btDiscreteDynamicsWorld& world, btSoftRigidDynamic
     if (softWorld != nullptr) {
         for (const std::unique_ptr<btSoftBody>& body : m_softBodies) softWorld->removeSoftBody(body.get());
     }
+    // Removing an object makes the pair cache scan every pair (cleanProxyFromPairs), which is
+    // quadratic over a large scene: empty the cache first, from the back, in time linear in pairs.
+    btOverlappingPairCache* cache = world.getPairCache();
+    while (cache->getNumOverlappingPairs() > 0) {
+        btBroadphasePair& last = cache->getOverlappingPairArray()[cache->getNumOverlappingPairs() - 1];
+        cache->removeOverlappingPair(last.m_pProxy0, last.m_pProxy1, world.getDispatcher());
+    }
     // btDiscreteDynamicsWorld finds a non-static body by a linear search from the front of its
     // array and fills the hole with the last one. Removing the first, then the rest from the back,
     // always finds the body at the front, so large scenes are torn down in linear time.

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: Zlib
+// BvttTraversal on OpenMP threads: breadth-first expansion into tasks, then one depth-first
+// stack per task, per-thread contact lists, and one sort at the end (deterministic).
+#include "kernels/narrow/bvtt_traversal.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace bulletgpu {
+namespace {
+
+/// Tasks per thread the expansion aims at, so that dynamic scheduling balances the work.
+constexpr std::size_t cTasksPerThread = 64;
+/// Breadth-first steps at most (each at least doubles an unfinished test tree's frontier).
+constexpr int cMaxExpansionSteps = 24;
+
+/// Sum of a box's extents: the size used to choose which node to descend.
+float halfPerimeter(const NarrowBox& box) {
+    return (box.hi[0] - box.lo[0]) + (box.hi[1] - box.lo[1]) + (box.hi[2] - box.lo[2]);
+}
+
+/// Contact order: (meshA, meshB, triangleA, triangleB).
+bool contactBefore(const TriangleContact& x, const TriangleContact& y) {
+    if (x.meshA != y.meshA) return x.meshA < y.meshA;
+    if (x.meshB != y.meshB) return x.meshB < y.meshB;
+    if (x.triangleA != y.triangleA) return x.triangleA < y.triangleA;
+    return x.triangleB < y.triangleB;
+}
+
+} // namespace
+
+bool BvttTraversal::splitTask(const BvttQuery& query, const Task& task, std::vector<Task>& out,
+                              BvttCounters& counters) {
+    const LbvhNode& nodeA = query.a.nodes[task.a];
+    if (query.self && task.a == task.b) {
+        // A subtree against itself: both children against themselves and each other.
+        if (isLeaf(nodeA)) return true;
+        const std::uint32_t left = task.a + 1, right = nodeA.child;
+        out.push_back(Task{left, right, task.query});
+        out.push_back(Task{right, right, task.query});
+        out.push_back(Task{left, left, task.query});
+        return true;
+    }
+    const LbvhNode& nodeB = query.b.nodes[task.b];
+    ++counters.boxTests;
+    if (!boxesOverlap(nodeA.box, nodeB.box)) return true;
+    const bool leafA = isLeaf(nodeA), leafB = isLeaf(nodeB);
+    if (leafA && leafB) return false;
+    const bool descendA = !leafA && (leafB || halfPerimeter(nodeA.box) >= halfPerimeter(nodeB.box));
+    if (descendA) {
+        out.push_back(Task{nodeA.child, task.b, task.query});
+        out.push_back(Task{task.a + 1, task.b, task.query});
+    } else {
+        out.push_back(Task{task.a, nodeB.child, task.query});
+        out.push_back(Task{task.a, task.b + 1, task.query});
+    }
+    return true;
+}
+
+void BvttTraversal::testLeaves(const BvttQuery& query, std::uint32_t a, std::uint32_t b,
+                               std::vector<TriangleContact>& out, BvttCounters& counters) {
+    std::uint32_t ta = leafTriangle(query.a.nodes[a]);
+    std::uint32_t tb = leafTriangle(query.b.nodes[b]);
+    if (query.self) {
+        if (shareVertex(query.a.indices, ta, tb)) return;
+        if (ta > tb) std::swap(ta, tb);
+    }
+    ++counters.triangleTests;
+    const Triangle3d t1 = loadTriangle(query.a.positions, query.a.indices, ta, query.a.transform);
+    const Triangle3d t2 = loadTriangle(query.b.positions, query.b.indices, tb, query.b.transform);
+    TriangleTestDetail detail;
+    if (!trianglesIntersect(t1, t2, detail)) return;
+    TriangleContact contact;
+    contact.meshA = query.a.mesh;
+    contact.triangleA = ta;
+    contact.meshB = query.b.mesh;
+    contact.triangleB = tb;
+    contact.flags = intersectionSegment(t1, t2, detail, contact.segment);
+    out.push_back(contact);
+}
+
+void BvttTraversal::traverseTask(const BvttQuery& query, const Task& task, std::vector<Task>& stack,
+                                 std::vector<TriangleContact>& out, BvttCounters& counters) const {
+    stack.clear();
+    stack.push_back(task);
+    while (!stack.empty()) {
+        const Task top = stack.back();
+        stack.pop_back();
+        if (!splitTask(query, top, stack, counters)) testLeaves(query, top.a, top.b, out, counters);
+    }
+}
+
+void BvttTraversal::expandTasks(const BvttQuery* queries, std::uint32_t count, std::size_t target) {
+    m_tasks.clear();
+    for (std::uint32_t q = 0; q < count; ++q) {
+        if (queries[q].a.nodes != nullptr && queries[q].b.nodes != nullptr) m_tasks.push_back(Task{0, 0, q});
+    }
+    for (int step = 0; step < cMaxExpansionSteps && m_tasks.size() < target; ++step) {
+        m_nextTasks.clear();
+        bool split = false;
+        for (const Task& task : m_tasks) {
+            const std::size_t before = m_nextTasks.size();
+            if (splitTask(queries[task.query], task, m_nextTasks, m_counters)) {
+                split = split || m_nextTasks.size() > before;
+            } else {
+                m_nextTasks.push_back(task);
+            }
+        }
+        m_tasks.swap(m_nextTasks);
+        if (!split) break;
+    }
+}
+
+void BvttTraversal::run(const BvttQuery* queries, std::uint32_t count, int threads,
+                        std::vector<TriangleContact>& contacts) {
+    m_counters = BvttCounters{};
+    threads = std::max(1, threads);
+    expandTasks(queries, count, cTasksPerThread * static_cast<std::size_t>(threads));
+    m_counters.tasks = static_cast<std::uint32_t>(m_tasks.size());
+    if (m_threadStacks.size() < static_cast<std::size_t>(threads)) {
+        m_threadStacks.resize(threads);
+        m_threadContacts.resize(threads);
+    }
+    m_threadCounters.assign(threads, BvttCounters{});
+    const auto tasks = static_cast<std::int64_t>(m_tasks.size());
+    const int team = tasks > 1 ? threads : 1;
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num();
+        std::vector<TriangleContact>& out = m_threadContacts[t];
+        out.clear();
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t i = 0; i < tasks; ++i) {
+            const Task& task = m_tasks[i];
+            traverseTask(queries[task.query], task, m_threadStacks[t], out, m_threadCounters[t]);
+        }
+    }
+    contacts.clear();
+    for (int t = 0; t < team; ++t) {
+        contacts.insert(contacts.end(), m_threadContacts[t].begin(), m_threadContacts[t].end());
+        m_counters.boxTests += m_threadCounters[t].boxTests;
+        m_counters.triangleTests += m_threadCounters[t].triangleTests;
+    }
+    std::sort(contacts.begin(), contacts.end(), contactBefore);
+}
+
+} // namespace bulletgpu

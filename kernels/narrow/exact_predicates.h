@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/host_device.h"
+
+/// Exact orientation signs for double coordinates, shared by the CPU and CUDA paths.
+///
+/// Each predicate first evaluates its determinant in double with Shewchuk's static error bound
+/// ("Adaptive Precision Floating-Point Arithmetic and Fast Robust Geometric Predicates", 1997):
+/// when |det| exceeds the bound its sign is certain. Otherwise the determinant is expanded into
+/// products of input coordinates, each product is written exactly as a sum of doubles (Dekker's
+/// two-product), and the terms are summed exactly into a non-overlapping expansion whose largest
+/// component gives the sign. The result is exact whenever no product underflows or overflows:
+/// always for float inputs, and for double inputs of magnitude in [2^-300, 2^300] (or zero).
+/// Code must be compiled without floating-point contraction (-ffp-contract=off, --fmad=false).
+
+namespace bulletgpu {
+
+/// A point or vector in double precision.
+struct Vec3d {
+    double v[3]; ///< x, y, z.
+
+    /// Coordinate `axis` (0, 1 or 2).
+    BULLETGPU_HD double operator[](int axis) const { return v[axis]; }
+};
+
+namespace exact {
+
+/// Unit roundoff of double (2^-53).
+constexpr double cEpsilon = 1.1102230246251565e-16;
+/// Shewchuk's orient3d static bound factor (7 + 56 eps) eps.
+constexpr double cOrient3dBound = (7.0 + 56.0 * cEpsilon) * cEpsilon;
+/// Shewchuk's orient2d static bound factor (3 + 16 eps) eps.
+constexpr double cOrient2dBound = (3.0 + 16.0 * cEpsilon) * cEpsilon;
+/// Dekker's splitter 2^27 + 1.
+constexpr double cSplitter = 134217729.0;
+/// Components an orient3d expansion can need (24 products of 4 doubles each).
+constexpr int cMaxComponents = 96;
+
+/// |x|.
+BULLETGPU_HD double magnitude(double x) { return x < 0 ? -x : x; }
+
+/// x + y = a + b exactly, x = fl(a + b).
+BULLETGPU_HD void twoSum(double a, double b, double& x, double& y) {
+    x = a + b;
+    const double bVirtual = x - a;
+    const double aVirtual = x - bVirtual;
+    y = (a - aVirtual) + (b - bVirtual);
+}
+
+/// hi + lo = a exactly, each with at most 26 significant bits.
+BULLETGPU_HD void split(double a, double& hi, double& lo) {
+    const double c = cSplitter * a;
+    hi = c - (c - a);
+    lo = a - hi;
+}
+
+/// x + y = a * b exactly, x = fl(a * b).
+BULLETGPU_HD void twoProduct(double a, double b, double& x, double& y) {
+    x = a * b;
+    double aHi, aLo, bHi, bLo;
+    split(a, aHi, aLo);
+    split(b, bHi, bLo);
+    y = aLo * bLo - (((x - aHi * bHi) - aLo * bHi) - aHi * bLo);
+}
+
+/// A non-overlapping expansion, components in increasing magnitude, zeros eliminated.
+struct Expansion {
+    double c[cMaxComponents]; ///< Components, smallest first.
+    int size = 0;             ///< Components in use.
+
+    /// Adds b exactly (Shewchuk's Grow-Expansion with zero elimination).
+    BULLETGPU_HD void add(double b) {
+        double q = b;
+        int out = 0;
+        for (int i = 0; i < size; ++i) {
+            double sum, err;
+            twoSum(q, c[i], sum, err);
+            q = sum;
+            if (err != 0) c[out++] = err;
+        }
+        if (q != 0) c[out++] = q;
+        size = out;
+    }
+
+    /// Adds sign * a * b * d exactly (four doubles).
+    BULLETGPU_HD void addProduct3(double sign, double a, double b, double d) {
+        double x, y, x1, x0, y1, y0;
+        twoProduct(a, b, x, y);
+        twoProduct(x, d, x1, x0);
+        twoProduct(y, d, y1, y0);
+        add(sign * x0);
+        add(sign * y0);
+        add(sign * y1);
+        add(sign * x1);
+    }
+
+    /// Sign of the exact sum: -1, 0 or +1.
+    BULLETGPU_HD int sign() const {
+        if (size == 0) return 0;
+        return c[size - 1] > 0 ? 1 : -1;
+    }
+};
+
+/// Adds sign * det(u, v, w) (rows u, v, w) exactly to `e`.
+BULLETGPU_HD void addDet3(Expansion& e, double sign, const Vec3d& u, const Vec3d& v, const Vec3d& w) {
+    e.addProduct3(sign, u[0], v[1], w[2]);
+    e.addProduct3(-sign, u[0], v[2], w[1]);
+    e.addProduct3(-sign, u[1], v[0], w[2]);
+    e.addProduct3(sign, u[1], v[2], w[0]);
+    e.addProduct3(sign, u[2], v[0], w[1]);
+    e.addProduct3(-sign, u[2], v[1], w[0]);
+}
+
+/// Exact sign of det(a - d, b - d, c - d) from the input coordinates.
+BULLETGPU_HD int orient3dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d) {
+    // det(a-d, b-d, c-d) = det(a,b,c) - det(d,b,c) - det(a,d,c) - det(a,b,d).
+    Expansion e;
+    addDet3(e, 1.0, a, b, c);
+    addDet3(e, -1.0, d, b, c);
+    addDet3(e, -1.0, a, d, c);
+    addDet3(e, -1.0, a, b, d);
+    return e.sign();
+}
+
+/// Exact sign of the 2D determinant of (b - a, c - a) in coordinates (i, j).
+BULLETGPU_HD int orient2dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i, int j) {
+    // (bi - ai)(cj - aj) - (bj - aj)(ci - ai) expanded into six products.
+    Expansion e;
+    const double terms[6][3] = {{1, b[i], c[j]},  {-1, b[i], a[j]}, {-1, a[i], c[j]},
+                                {-1, b[j], c[i]}, {1, b[j], a[i]},  {1, a[j], c[i]}};
+    for (const auto& t : terms) {
+        double x, y;
+        twoProduct(t[1], t[2], x, y);
+        e.add(t[0] * y);
+        e.add(t[0] * x);
+    }
+    return e.sign();
+}
+
+} // namespace exact
+
+/// Sign of det(a - d, b - d, c - d): +1 when d lies below the plane through a, b, c oriented
+/// counter-clockwise seen from above, 0 when the four points are coplanar. Exact (see above).
+BULLETGPU_HD int orient3d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d) {
+    const double adx = a[0] - d[0], bdx = b[0] - d[0], cdx = c[0] - d[0];
+    const double ady = a[1] - d[1], bdy = b[1] - d[1], cdy = c[1] - d[1];
+    const double adz = a[2] - d[2], bdz = b[2] - d[2], cdz = c[2] - d[2];
+    const double bdxcdy = bdx * cdy, cdxbdy = cdx * bdy;
+    const double cdxady = cdx * ady, adxcdy = adx * cdy;
+    const double adxbdy = adx * bdy, bdxady = bdx * ady;
+    const double det = adz * (bdxcdy - cdxbdy) + bdz * (cdxady - adxcdy) + cdz * (adxbdy - bdxady);
+    using exact::magnitude;
+    const double permanent = (magnitude(bdxcdy) + magnitude(cdxbdy)) * magnitude(adz) +
+                             (magnitude(cdxady) + magnitude(adxcdy)) * magnitude(bdz) +
+                             (magnitude(adxbdy) + magnitude(bdxady)) * magnitude(cdz);
+    const double bound = exact::cOrient3dBound * permanent;
+    if (det > bound) return 1;
+    if (-det > bound) return -1;
+    return exact::orient3dExact(a, b, c, d);
+}
+
+/// Sign of the 2D determinant of (b - a, c - a) in coordinates (i, j): +1 when a, b, c turn
+/// counter-clockwise, 0 when collinear. Exact (see above).
+BULLETGPU_HD int orient2d(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i, int j) {
+    const double left = (b[i] - a[i]) * (c[j] - a[j]);
+    const double right = (b[j] - a[j]) * (c[i] - a[i]);
+    const double det = left - right;
+    const double bound = exact::cOrient2dBound * (exact::magnitude(left) + exact::magnitude(right));
+    if (det > bound) return 1;
+    if (-det > bound) return -1;
+    return exact::orient2dExact(a, b, c, i, j);
+}
+
+} // namespace bulletgpu

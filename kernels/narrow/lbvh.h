@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/radix_sort_cpu.h"
+#include "kernels/narrow/lbvh_ops.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+/// A linear BVH over the triangles of one mesh, built and refitted on OpenMP threads.
+
+namespace bulletgpu {
+
+/// A binary tree over leaf boxes in depth-first order (see LbvhNode): Morton codes of the
+/// box centres in the boxes' bounds, a radix sort, Karras' one-pass construction of every
+/// internal node in parallel, then a depth-first layout and a bottom-up refit. Scratch buffers
+/// are reused, so rebuilding or refitting a tree of settled size allocates nothing.
+class Lbvh {
+public:
+    /// Builds the tree over `count` leaf boxes (leaf t holds triangle t) on up to `threads`.
+    void build(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
+
+    /// Recomputes every box from new leaf boxes (same count), keeping the topology.
+    void refit(const NarrowBox* leafBoxes, int threads) { refitInto(leafBoxes, m_nodes, threads); }
+
+    /// Writes to `out` this tree's topology with boxes refitted from `leafBoxes` (same count):
+    /// the tree of the same triangles in another frame.
+    void refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads);
+
+    /// Nodes in depth-first order; node 0 is the root (empty when there are no leaves).
+    const std::vector<LbvhNode>& nodes() const { return m_nodes; }
+    /// Leaves (triangles) of the tree.
+    std::uint32_t leafCount() const { return m_leafCount; }
+
+    /// Checks `nodes` (this tree's or a refitInto copy): every leaf reached exactly once from the
+    /// root, depth-first layout, parent and child links consistent, each parent containing its
+    /// children and each leaf containing `leafBoxes` (when not null). Returns an empty string
+    /// when valid, else what is wrong.
+    std::string validate(const std::vector<LbvhNode>& nodes, const NarrowBox* leafBoxes) const;
+
+private:
+    /// Morton codes of the box centres and their sort.
+    void sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
+    /// Lays the Karras tree out depth-first into m_nodes (topology only).
+    void layOutDepthFirst();
+
+    std::uint32_t m_leafCount = 0;
+    std::vector<LbvhNode> m_nodes;
+    std::vector<std::uint32_t> m_leafNode;                    ///< Node of each triangle's leaf.
+    std::vector<std::uint32_t> m_codes;                       ///< Sorted Morton codes.
+    std::vector<std::uint32_t> m_order;                       ///< Triangle of each sorted position.
+    std::vector<KarrasNode> m_karras;                         ///< Internal nodes of the Karras numbering.
+    std::vector<std::uint64_t> m_stack;                       ///< Depth-first layout work list.
+    std::unique_ptr<std::atomic<std::uint32_t>[]> m_arrivals; ///< Refit counters, one per node.
+    std::size_t m_arrivalCapacity = 0;
+    RadixSorterCpu m_sorter;
+};
+
+} // namespace bulletgpu

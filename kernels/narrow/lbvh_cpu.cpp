@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Zlib
+// Lbvh on OpenMP threads: Morton codes, radix sort, Karras nodes in parallel, a depth-first
+// layout, and a bottom-up refit where the second child to arrive at a node computes it.
+#include "kernels/narrow/lbvh.h"
+
+#include <algorithm>
+
+namespace bulletgpu {
+namespace {
+
+/// Below this many leaves a step runs on one thread.
+constexpr std::int64_t cParallelLeaves = 4096;
+
+/// Threads for a step over `count` leaves.
+int threadsFor(std::int64_t count, int threads) { return count >= cParallelLeaves ? std::max(1, threads) : 1; }
+
+} // namespace
+
+void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threads) {
+    const auto n = static_cast<std::int64_t>(count);
+    float lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
+#pragma omp parallel for num_threads(threadsFor(n, threads)) reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
+    for (std::int64_t t = 0; t < n; ++t) {
+        const NarrowBox& b = leafBoxes[t];
+        const float cx = 0.5f * (b.lo[0] + b.hi[0]), cy = 0.5f * (b.lo[1] + b.hi[1]), cz = 0.5f * (b.lo[2] + b.hi[2]);
+        lx = std::min(lx, cx), ly = std::min(ly, cy), lz = std::min(lz, cz);
+        hx = std::max(hx, cx), hy = std::max(hy, cy), hz = std::max(hz, cz);
+    }
+    // One scale for all axes keeps the cells cubic.
+    const float extent = std::max({hx - lx, hy - ly, hz - lz, 1e-30f});
+    const float scale = 1.0f / extent;
+    m_codes.resize(count);
+    m_order.resize(count);
+#pragma omp parallel for num_threads(threadsFor(n, threads))
+    for (std::int64_t t = 0; t < n; ++t) {
+        const NarrowBox& b = leafBoxes[t];
+        m_codes[t] = mortonCode30((0.5f * (b.lo[0] + b.hi[0]) - lx) * scale, (0.5f * (b.lo[1] + b.hi[1]) - ly) * scale,
+                                  (0.5f * (b.lo[2] + b.hi[2]) - lz) * scale);
+        m_order[t] = static_cast<std::uint32_t>(t);
+    }
+    m_sorter.sortPairs(m_codes, m_order, count, threads);
+}
+
+void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads) {
+    m_leafCount = count;
+    m_leafNode.resize(count);
+    m_nodes.resize(count == 0 ? 0 : 2 * static_cast<std::size_t>(count) - 1);
+    if (count == 0) return;
+    sortLeaves(leafBoxes, count, threads);
+    const auto n = static_cast<std::int64_t>(count);
+    m_karras.resize(count - 1);
+#pragma omp parallel for num_threads(threadsFor(n, threads))
+    for (std::int64_t i = 0; i < n - 1; ++i) m_karras[i] = karrasNode(m_codes.data(), n, i);
+    layOutDepthFirst();
+    refit(leafBoxes, threads);
+}
+
+void Lbvh::layOutDepthFirst() {
+    if (m_leafCount == 1) {
+        m_nodes[0] = LbvhNode{emptyBox(), cLeafFlag | m_order[0], cNoNode};
+        m_leafNode[m_order[0]] = 0;
+        return;
+    }
+    // Work items: (Karras id, with cLeafFlag for a leaf) << 32 | parent node.
+    m_stack.clear();
+    m_stack.push_back(static_cast<std::uint64_t>(cNoNode));
+    std::uint32_t next = 0;
+    while (!m_stack.empty()) {
+        const std::uint64_t item = m_stack.back();
+        m_stack.pop_back();
+        const auto id = static_cast<std::uint32_t>(item >> 32);
+        const std::uint32_t index = next++;
+        LbvhNode& node = m_nodes[index];
+        node.box = emptyBox();
+        node.parent = static_cast<std::uint32_t>(item);
+        if ((id & cLeafFlag) != 0) {
+            const std::uint32_t triangle = m_order[id & ~cLeafFlag];
+            node.child = cLeafFlag | triangle;
+            m_leafNode[triangle] = index;
+            continue;
+        }
+        const KarrasNode& k = m_karras[id];
+        const std::uint32_t left = k.first == k.split ? (cLeafFlag | k.split) : k.split;
+        const std::uint32_t right = k.split + 1 == k.last ? (cLeafFlag | (k.split + 1)) : k.split + 1;
+        // The left subtree's 2 * leaves - 1 nodes follow this one.
+        node.child = index + 2 * (k.split - k.first + 1);
+        m_stack.push_back(static_cast<std::uint64_t>(right) << 32 | index);
+        m_stack.push_back(static_cast<std::uint64_t>(left) << 32 | index);
+    }
+}
+
+void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
+    if (&out != &m_nodes) out = m_nodes;
+    const std::size_t size = out.size();
+    if (m_arrivalCapacity < size) {
+        m_arrivals = std::make_unique<std::atomic<std::uint32_t>[]>(size);
+        m_arrivalCapacity = size;
+    }
+    const auto n = static_cast<std::int64_t>(m_leafCount);
+    std::atomic<std::uint32_t>* arrivals = m_arrivals.get();
+    LbvhNode* nodes = out.data();
+    const std::uint32_t* leafNode = m_leafNode.data();
+#pragma omp parallel num_threads(threadsFor(n, threads))
+    {
+#pragma omp for schedule(static)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
+            arrivals[i].store(0, std::memory_order_relaxed);
+#pragma omp for schedule(static)
+        for (std::int64_t t = 0; t < n; ++t) {
+            std::uint32_t index = leafNode[t];
+            nodes[index].box = leafBoxes[t];
+            // The first child to arrive stops; the second sees its sibling's box and goes on.
+            for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
+                if (arrivals[p].fetch_add(1, std::memory_order_acq_rel) == 0) break;
+                nodes[p].box = mergeBoxes(nodes[p + 1].box, nodes[nodes[p].child].box);
+            }
+        }
+    }
+}
+
+std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* leafBoxes) const {
+    const std::size_t expected = m_leafCount == 0 ? 0 : 2 * static_cast<std::size_t>(m_leafCount) - 1;
+    if (nodes.size() != expected) return "node count is not 2 * leaves - 1";
+    if (expected == 0) return {};
+    if (nodes[0].parent != cNoNode) return "the root has a parent";
+    std::vector<char> seen(m_leafCount, 0);
+    std::vector<std::uint32_t> stack{0};
+    std::uint32_t next = 0;
+    while (!stack.empty()) {
+        const std::uint32_t index = stack.back();
+        stack.pop_back();
+        if (index != next++) return "nodes are not in depth-first order at node " + std::to_string(index);
+        const LbvhNode& node = nodes[index];
+        if (isLeaf(node)) {
+            const std::uint32_t t = leafTriangle(node);
+            if (t >= m_leafCount || seen[t]) return "leaf " + std::to_string(index) + " repeats or is out of range";
+            seen[t] = 1;
+            if (m_leafNode[t] != index) return "leaf index of triangle " + std::to_string(t) + " is stale";
+            if (leafBoxes != nullptr && !boxContains(node.box, leafBoxes[t])) {
+                return "leaf " + std::to_string(index) + " misses its triangle's box";
+            }
+            continue;
+        }
+        const std::uint32_t left = index + 1, right = node.child;
+        if (right <= left || right >= nodes.size()) return "bad right child at node " + std::to_string(index);
+        if (nodes[left].parent != index || nodes[right].parent != index) {
+            return "child links of node " + std::to_string(index) + " disagree with parent links";
+        }
+        if (!boxContains(node.box, nodes[left].box) || !boxContains(node.box, nodes[right].box)) {
+            return "node " + std::to_string(index) + " does not contain its children";
+        }
+        stack.push_back(right);
+        stack.push_back(left);
+    }
+    if (next != nodes.size()) return "nodes unreachable from the root";
+    if (std::find(seen.begin(), seen.end(), 0) != seen.end()) return "a leaf is missing";
+    return {};
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/narrow/ply_mesh.h"
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+/// Procedural triangle meshes for tests and benchmarks: grids, tori, spheres and soups.
+
+namespace bulletgpu {
+
+/// A grid of nu x nv vertices with two triangles per cell, at positions place(u, v) for
+/// u, v in [0, 1].
+template <typename Place>
+PlyMesh gridMesh(std::uint32_t nu, std::uint32_t nv, bool wrapU, bool wrapV, Place place) {
+    PlyMesh mesh;
+    for (std::uint32_t j = 0; j < nv; ++j) {
+        for (std::uint32_t i = 0; i < nu; ++i) {
+            const double u = wrapU ? double(i) / nu : double(i) / (nu - 1);
+            const double v = wrapV ? double(j) / nv : double(j) / (nv - 1);
+            double p[3];
+            place(u, v, p);
+            for (double c : p) mesh.positions.push_back(static_cast<float>(c));
+        }
+    }
+    const std::uint32_t cellsU = wrapU ? nu : nu - 1, cellsV = wrapV ? nv : nv - 1;
+    for (std::uint32_t j = 0; j < cellsV; ++j) {
+        for (std::uint32_t i = 0; i < cellsU; ++i) {
+            const std::uint32_t a = j * nu + i, b = j * nu + (i + 1) % nu;
+            const std::uint32_t c = ((j + 1) % nv) * nu + i, d = ((j + 1) % nv) * nu + (i + 1) % nu;
+            mesh.indices.insert(mesh.indices.end(), {a, b, d, a, d, c});
+        }
+    }
+    return mesh;
+}
+
+/// A square cloth of side 2 folded in half along x = 0 onto itself, the upper layer waving by
+/// `amplitude` around a gap of `gap`, so that it passes through the lower layer; `phase`
+/// animates the waves.
+inline PlyMesh foldedCloth(std::uint32_t n, double gap, double amplitude, double phase) {
+    return gridMesh(n, n, false, false, [&](double u, double v, double* p) {
+        const double x = 2 * u - 1;
+        const double wave = amplitude * std::sin(7 * x + 5 * v + phase) * std::cos(4 * v - phase);
+        const double bend = 0.5 * gap * (1 - std::cos(3.141592653589793 * std::fmin(std::fabs(x) * 20, 1.0)));
+        p[0] = -std::fabs(x) + 0.01 * std::sin(3 * v + phase);
+        p[1] = x > 0 ? bend + wave * std::fmin(x * 5, 1.0) : 0.1 * amplitude * std::sin(9 * v + 3 * x);
+        p[2] = 2 * v - 1;
+    });
+}
+
+/// A torus of centre-line radius `major` and tube radius `minor` around the z axis.
+inline PlyMesh torusMesh(std::uint32_t nu, std::uint32_t nv, double major, double minor) {
+    return gridMesh(nu, nv, true, true, [&](double u, double v, double* p) {
+        const double a = 6.283185307179586 * u, b = 6.283185307179586 * v;
+        p[0] = (major + minor * std::cos(b)) * std::cos(a);
+        p[1] = (major + minor * std::cos(b)) * std::sin(a);
+        p[2] = minor * std::sin(b);
+    });
+}
+
+/// A UV sphere of `radius` around `centre`.
+inline PlyMesh sphereMesh(std::uint32_t nu, std::uint32_t nv, const double* centre, double radius) {
+    return gridMesh(nu, nv, true, false, [&](double u, double v, double* p) {
+        const double a = 6.283185307179586 * u, b = 3.141592653589793 * (v - 0.5);
+        p[0] = centre[0] + radius * std::cos(b) * std::cos(a);
+        p[1] = centre[1] + radius * std::cos(b) * std::sin(a);
+        p[2] = centre[2] + radius * std::sin(b);
+    });
+}
+
+/// A square cloth of side 2 in the plane y = 0, dented downwards around x = z = 0 by `depth`
+/// over `radius` (a cloth under a pressing ball).
+inline PlyMesh dentedCloth(std::uint32_t n, double radius, double depth) {
+    return gridMesh(n, n, false, false, [&](double u, double v, double* p) {
+        const double x = 2 * u - 1, z = 2 * v - 1;
+        const double r2 = (x * x + z * z) / (radius * radius);
+        p[0] = x;
+        p[1] = r2 < 1 ? -depth * (1 - r2) * (1 - r2) : 0.0;
+        p[2] = z;
+    });
+}
+
+/// `count` random triangles with corners within `size` of a centre uniform in [-1, 1]^3.
+inline PlyMesh triangleSoup(std::uint32_t count, double size, std::uint32_t seed) {
+    std::mt19937 rng(seed);
+    std::uniform_real_distribution<double> centre(-1, 1), offset(-size, size);
+    PlyMesh mesh;
+    for (std::uint32_t t = 0; t < count; ++t) {
+        const double c[3] = {centre(rng), centre(rng), centre(rng)};
+        for (int corner = 0; corner < 3; ++corner) {
+            for (int k = 0; k < 3; ++k) mesh.positions.push_back(static_cast<float>(c[k] + offset(rng)));
+            mesh.indices.push_back(3 * t + corner);
+        }
+    }
+    return mesh;
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/host_device.h"
+#include "kernels/narrow/exact_predicates.h"
+#include "kernels/narrow/triangle_ops.h"
+
+/// The exact triangle-triangle intersection test, shared by the CPU and CUDA paths.
+///
+/// Two closed triangles meet exactly when an edge of one meets the other (their intersection,
+/// when not empty, is a convex set whose extreme points lie on edges). Every decision is a sign
+/// of orient3d or orient2d (exact_predicates.h) or a comparison of input coordinates, so the
+/// answer is the exact one for the double corners given, touching included: coplanar overlaps,
+/// shared edges and vertices, and degenerate triangles (collinear corners, repeated corners,
+/// single points, whose edges then cover them).
+
+namespace bulletgpu {
+
+/// Signs of the three corners of one triangle against the plane of another.
+struct PlaneSides {
+    int s[3]; ///< orient3d sign of each corner.
+
+    /// True when every corner lies strictly on the same side.
+    BULLETGPU_HD bool separated() const { return (s[0] == s[1] && s[1] == s[2] && s[0] != 0); }
+    /// True when every corner lies on the plane.
+    BULLETGPU_HD bool coplanar() const { return s[0] == 0 && s[1] == 0 && s[2] == 0; }
+};
+
+/// The axis to drop to project triangle `t` injectively onto a coordinate plane (the largest
+/// normal component whose exact sign is not zero), or -1 when the corners are collinear.
+BULLETGPU_HD int projectionAxis(const Triangle3d& t) {
+    const Vec3d& p = t.p[0];
+    const double ux = t.p[1][0] - p[0], uy = t.p[1][1] - p[1], uz = t.p[1][2] - p[2];
+    const double vx = t.p[2][0] - p[0], vy = t.p[2][1] - p[1], vz = t.p[2][2] - p[2];
+    const double n[3] = {exact::magnitude(uy * vz - uz * vy), exact::magnitude(uz * vx - ux * vz),
+                         exact::magnitude(ux * vy - uy * vx)};
+    const int first = n[0] >= n[1] ? (n[0] >= n[2] ? 0 : 2) : (n[1] >= n[2] ? 1 : 2);
+    for (int step = 0; step < 3; ++step) {
+        const int k = (first + step) % 3;
+        if (orient2d(t.p[0], t.p[1], t.p[2], (k + 1) % 3, (k + 2) % 3) != 0) return k;
+    }
+    return -1;
+}
+
+/// Signs of the corners of `t` against the plane of `plane`.
+BULLETGPU_HD PlaneSides planeSides(const Triangle3d& plane, const Triangle3d& t) {
+    PlaneSides sides;
+    for (int c = 0; c < 3; ++c) sides.s[c] = orient3d(plane.p[0], plane.p[1], plane.p[2], t.p[c]);
+    return sides;
+}
+
+/// True when x, known collinear with a and b in coordinates (i, j), lies within their box.
+BULLETGPU_HD bool withinSpan2d(const Vec3d& a, const Vec3d& b, const Vec3d& x, int i, int j) {
+    return intervalsOverlap(x[i], x[i], a[i] < b[i] ? a[i] : b[i], a[i] < b[i] ? b[i] : a[i]) &&
+           intervalsOverlap(x[j], x[j], a[j] < b[j] ? a[j] : b[j], a[j] < b[j] ? b[j] : a[j]);
+}
+
+/// Exact closed segment-segment test in coordinates (i, j); segments may be single points.
+BULLETGPU_HD bool segmentsMeet2d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d, int i, int j) {
+    const int o1 = orient2d(a, b, c, i, j), o2 = orient2d(a, b, d, i, j);
+    const int o3 = orient2d(c, d, a, i, j), o4 = orient2d(c, d, b, i, j);
+    if (o1 * o2 < 0 && o3 * o4 < 0) return true;
+    return (o1 == 0 && withinSpan2d(a, b, c, i, j)) || (o2 == 0 && withinSpan2d(a, b, d, i, j)) ||
+           (o3 == 0 && withinSpan2d(c, d, a, i, j)) || (o4 == 0 && withinSpan2d(c, d, b, i, j));
+}
+
+/// Exact closed point-in-triangle test in coordinates (i, j); the projected triangle must not
+/// be degenerate.
+BULLETGPU_HD bool pointInTriangle2d(const Triangle3d& t, const Vec3d& x, int i, int j) {
+    const int o0 = orient2d(t.p[0], t.p[1], x, i, j);
+    const int o1 = orient2d(t.p[1], t.p[2], x, i, j);
+    const int o2 = orient2d(t.p[2], t.p[0], x, i, j);
+    const bool negative = o0 < 0 || o1 < 0 || o2 < 0;
+    const bool positive = o0 > 0 || o1 > 0 || o2 > 0;
+    return !(negative && positive);
+}
+
+/// Segment [a, b] against triangle `t` when all lie in one plane; `k` is t's projection axis.
+BULLETGPU_HD bool coplanarSegmentMeetsTriangle(const Vec3d& a, const Vec3d& b, const Triangle3d& t, int k) {
+    const int i = (k + 1) % 3, j = (k + 2) % 3;
+    if (pointInTriangle2d(t, a, i, j) || pointInTriangle2d(t, b, i, j)) return true;
+    for (int e = 0; e < 3; ++e) {
+        if (segmentsMeet2d(a, b, t.p[e], t.p[(e + 1) % 3], i, j)) return true;
+    }
+    return false;
+}
+
+/// Segment [a, b] against non-degenerate triangle `t` (projection axis k), given the signs sa
+/// and sb of a and b against t's plane.
+BULLETGPU_HD bool segmentMeetsTriangle(const Vec3d& a, const Vec3d& b, int sa, int sb, const Triangle3d& t, int k) {
+    if (sa == sb && sa != 0) return false;
+    if (sa == 0 && sb == 0) return coplanarSegmentMeetsTriangle(a, b, t, k);
+    // The line ab crosses t's plane once, inside the segment: it meets the closed triangle when
+    // it passes no edge on the opposite side from another.
+    const int o0 = orient3d(a, b, t.p[0], t.p[1]);
+    const int o1 = orient3d(a, b, t.p[1], t.p[2]);
+    const int o2 = orient3d(a, b, t.p[2], t.p[0]);
+    const bool negative = o0 < 0 || o1 < 0 || o2 < 0;
+    const bool positive = o0 > 0 || o1 > 0 || o2 > 0;
+    return !(negative && positive);
+}
+
+/// Exact closed segment-segment test in 3D; segments may be single points.
+BULLETGPU_HD bool segmentsMeet3d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d) {
+    if (orient3d(a, b, c, d) != 0) return false;
+    // Coplanar: at least one coordinate projection is injective on their plane (or line), and
+    // every projection of meeting segments meets, so all three decide exactly.
+    return segmentsMeet2d(a, b, c, d, 1, 2) && segmentsMeet2d(a, b, c, d, 2, 0) && segmentsMeet2d(a, b, c, d, 0, 1);
+}
+
+/// How two meeting triangles were classified by trianglesIntersect (input of the segment).
+struct TriangleTestDetail {
+    int axis[2];         ///< Projection axis of each triangle, -1 when degenerate.
+    PlaneSides sides[2]; ///< Corners of the first against the second's plane, and the reverse.
+};
+
+/// True when an edge of `other` meets non-degenerate triangle `flat` (projection axis k),
+/// given the sides of other's corners against flat's plane.
+BULLETGPU_HD bool edgesMeetTriangle(const Triangle3d& other, const PlaneSides& sides, const Triangle3d& flat, int k) {
+    for (int e = 0; e < 3; ++e) {
+        const int f = (e + 1) % 3;
+        if (segmentMeetsTriangle(other.p[e], other.p[f], sides.s[e], sides.s[f], flat, k)) return true;
+    }
+    return false;
+}
+
+/// The exact test: true when the closed triangles share a point. Fills `detail` for
+/// intersectionSegment.
+BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const Triangle3d& t2, TriangleTestDetail& detail) {
+    // A corner off a degenerate triangle's "plane" is impossible (every orient3d is zero), so
+    // strict separation by either plane is decided first, before classifying the triangles.
+    detail.sides[0] = planeSides(t2, t1);
+    if (detail.sides[0].separated()) return false;
+    detail.sides[1] = planeSides(t1, t2);
+    if (detail.sides[1].separated()) return false;
+    detail.axis[0] = projectionAxis(t1);
+    detail.axis[1] = projectionAxis(t2);
+    if (detail.axis[0] >= 0 && detail.axis[1] >= 0) {
+        return edgesMeetTriangle(t1, detail.sides[0], t2, detail.axis[1]) ||
+               edgesMeetTriangle(t2, detail.sides[1], t1, detail.axis[0]);
+    }
+    if (detail.axis[0] >= 0 || detail.axis[1] >= 0) {
+        // One is degenerate: its edges cover it.
+        const bool firstFlat = detail.axis[0] >= 0;
+        const Triangle3d& flat = firstFlat ? t1 : t2;
+        const Triangle3d& other = firstFlat ? t2 : t1;
+        return edgesMeetTriangle(other, detail.sides[firstFlat ? 1 : 0], flat, detail.axis[firstFlat ? 0 : 1]);
+    }
+    for (int e = 0; e < 3; ++e) {
+        for (int f = 0; f < 3; ++f) {
+            if (segmentsMeet3d(t1.p[e], t1.p[(e + 1) % 3], t2.p[f], t2.p[(f + 1) % 3])) return true;
+        }
+    }
+    return false;
+}
+
+/// The exact test without detail.
+BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const Triangle3d& t2) {
+    TriangleTestDetail detail;
+    return trianglesIntersect(t1, t2, detail);
+}
+
+} // namespace bulletgpu

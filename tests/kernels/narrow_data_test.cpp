@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Zlib
+// Self-collision of the real ccd-frames meshes (shared/data, see its README.md) against the
+// box-culled oracle, frame by frame, and a refit from one frame to the next. Skipped with a
+// message when the data folder is absent.
+#include "kernels/narrow/ply_mesh.h"
+#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/reference/brute_force_triangles.h"
+
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace bulletgpu;
+
+namespace {
+
+/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
+std::string dataDir() {
+    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
+    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
+}
+
+/// True when `path` can be opened.
+bool readable(const std::string& path) { return std::ifstream(path).good(); }
+
+/// One scene of ccd-frames: its two frames.
+struct Scene {
+    const char* name;
+    const char* frames[2];
+};
+
+} // namespace
+
+TEST_CASE("Self-collision of the ccd-frames meshes equals the box-culled oracle", "[narrow][data]") {
+    const Scene scene =
+        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
+                 Scene{"rod-twist", {"3036", "3037"}});
+    const std::string folder = dataDir() + "/ccd-frames/" + scene.name + "/frames/";
+    const std::string first = folder + scene.frames[0] + ".ply";
+    if (!readable(first)) {
+        WARN("skipped: no real data at " << first << " (set BULLETGPU_DATA_DIR)");
+        SUCCEED();
+        return;
+    }
+    TriangleMeshSet set(2);
+    std::uint32_t mesh = 0;
+    std::vector<TriangleContact> contacts;
+    for (int f = 0; f < 2; ++f) {
+        const PlyMesh frame = readPlyMesh(folder + scene.frames[f] + ".ply");
+        const auto triangles = static_cast<std::uint32_t>(frame.indices.size() / 3);
+        if (f == 0) {
+            mesh = set.addMesh(frame.positions.data(), static_cast<std::uint32_t>(frame.positions.size() / 3),
+                               frame.indices.data(), triangles);
+        } else {
+            set.setPositions(mesh, frame.positions.data());
+        }
+        set.findSelfContacts(mesh, contacts);
+        REQUIRE(set.stats().refitted == (f == 0 ? 0u : 1u));
+        REQUIRE(set.validate().empty());
+        const std::vector<TriangleContact> expected =
+            sweptContacts(OracleMesh{frame.positions.data(), frame.indices.data(), triangles, nullptr, mesh}, nullptr);
+        INFO(scene.name << " frame " << scene.frames[f] << ": " << triangles << " triangles, " << contacts.size()
+                        << " intersecting pairs, oracle " << expected.size());
+        REQUIRE(contacts.size() == expected.size());
+        std::size_t mismatches = 0;
+        for (std::size_t c = 0; c < contacts.size(); ++c) {
+            if (std::memcmp(&contacts[c], &expected[c], sizeof(TriangleContact)) != 0) ++mismatches;
+        }
+        REQUIRE(mismatches == 0);
+        // The refitted tree and a fresh build agree.
+        set.requestRebuild(mesh);
+        std::vector<TriangleContact> rebuilt;
+        set.findSelfContacts(mesh, rebuilt);
+        REQUIRE(rebuilt.size() == contacts.size());
+        REQUIRE((contacts.empty() ||
+                 std::memcmp(rebuilt.data(), contacts.data(), contacts.size() * sizeof(TriangleContact)) == 0));
+    }
+}

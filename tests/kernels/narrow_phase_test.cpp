@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Zlib
+// TriangleMeshSet on the CPU against the all-pairs oracle: exact sorted contact sets for self
+// and pair queries on folded cloth, interlocked tori, a ball pressed into cloth and triangle
+// soup; tree validators after builds and refits; 24 animation frames of refits.
+#include "kernels/narrow/mesh_generators.h"
+#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/reference/brute_force_triangles.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+using namespace bulletgpu;
+
+namespace {
+
+/// Identical contact lists: same pairs in the same order, same segments and flags.
+void requireSameContacts(const std::vector<TriangleContact>& found, const std::vector<TriangleContact>& expected) {
+    REQUIRE(found.size() == expected.size());
+    std::size_t mismatches = 0;
+    for (std::size_t c = 0; c < found.size(); ++c) {
+        if (std::memcmp(&found[c], &expected[c], sizeof(TriangleContact)) != 0) ++mismatches;
+    }
+    REQUIRE(mismatches == 0);
+}
+
+/// The oracle's view of a mesh.
+OracleMesh oracleOf(const PlyMesh& mesh, std::uint32_t index, const double* transform = nullptr) {
+    return OracleMesh{mesh.positions.data(), mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
+                      transform, index};
+}
+
+/// Adds a generated mesh to the set.
+std::uint32_t add(TriangleMeshSet& set, const PlyMesh& mesh) {
+    return set.addMesh(mesh.positions.data(), static_cast<std::uint32_t>(mesh.positions.size() / 3),
+                       mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3));
+}
+
+/// Self contacts of `mesh` equal the all-pairs oracle's, and the tree is valid; returns the count.
+std::size_t requireSelfMatches(const PlyMesh& mesh, int threads) {
+    TriangleMeshSet set(threads);
+    const std::uint32_t index = add(set, mesh);
+    std::vector<TriangleContact> contacts;
+    set.findSelfContacts(index, contacts);
+    REQUIRE(set.validate().empty());
+    requireSameContacts(contacts, bruteForceContacts(oracleOf(mesh, index), nullptr));
+    return contacts.size();
+}
+
+/// A rotation by `angle` about z followed by a translation, row-major 3x4.
+std::vector<double> rigidTransform(double angle, double tx, double ty, double tz) {
+    const double c = std::cos(angle), s = std::sin(angle);
+    return {c, -s, 0, tx, s, c, 0, ty, 0, 0, 1, tz};
+}
+
+/// A rotation taking the xy plane to the xz plane (x kept), then a translation along x.
+std::vector<double> uprightTransform(double tx) { return {1, 0, 0, tx, 0, 0, -1, 0, 0, 1, 0, 0}; }
+
+} // namespace
+
+TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
+    const std::uint32_t count = GENERATE(0u, 1u, 2u, 3u, 7u, 100u, 5000u);
+    const PlyMesh soup = triangleSoup(count, 0.05, count + 1);
+    std::vector<NarrowBox> boxes(count);
+    for (std::uint32_t t = 0; t < count; ++t) {
+        boxes[t] = triangleBox(loadTriangle(soup.positions.data(), soup.indices.data(), t, nullptr));
+    }
+    Lbvh tree;
+    tree.build(boxes.data(), count, 2);
+    REQUIRE(tree.validate(tree.nodes(), boxes.data()).empty());
+    REQUIRE(tree.nodes().size() == (count == 0 ? 0 : 2 * count - 1));
+    // Same Morton codes for every triangle: the index order must still give a valid tree.
+    std::vector<NarrowBox> same(count, boxes.empty() ? NarrowBox{} : boxes[0]);
+    tree.build(same.data(), count, 2);
+    REQUIRE(tree.validate(tree.nodes(), same.data()).empty());
+    // A refit after moving every box keeps the tree valid; a broken box is caught.
+    for (NarrowBox& box : boxes) box.lo[1] -= 0.5f;
+    tree.refit(boxes.data(), 2);
+    REQUIRE(tree.validate(tree.nodes(), boxes.data()).empty());
+    if (count >= 2) {
+        std::vector<LbvhNode> broken = tree.nodes();
+        broken[0].box.hi[0] = broken[0].box.lo[0] - 1;
+        REQUIRE_FALSE(tree.validate(broken, boxes.data()).empty());
+        broken = tree.nodes();
+        broken[1].parent = 5;
+        REQUIRE_FALSE(tree.validate(broken, nullptr).empty());
+    }
+}
+
+TEST_CASE("Self-collision equals the all-pairs oracle on generated meshes", "[narrow][self]") {
+    const int threads = GENERATE(1, 2);
+    SECTION("a cloth folded onto itself") { CHECK(requireSelfMatches(foldedCloth(24, 0.02, 0.06, 0.3), threads) > 20); }
+    SECTION("a torus knotted through itself") {
+        PlyMesh torus = torusMesh(40, 12, 1.0, 0.55);
+        const PlyMesh second = torusMesh(40, 12, 1.0, 0.55);
+        // Append the same torus turned upright and shifted: one mesh, two linked rings.
+        const std::uint32_t offset = static_cast<std::uint32_t>(torus.positions.size() / 3);
+        for (std::size_t v = 0; v < second.positions.size(); v += 3) {
+            torus.positions.insert(torus.positions.end(),
+                                   {second.positions[v] + 1.0f, second.positions[v + 2], -second.positions[v + 1]});
+        }
+        for (std::uint32_t i : second.indices) torus.indices.push_back(i + offset);
+        CHECK(requireSelfMatches(torus, threads) > 20);
+    }
+    SECTION("random triangle soup") { CHECK(requireSelfMatches(triangleSoup(1500, 0.08, 3), threads) > 30); }
+    SECTION("a grid of coplanar, touching and degenerate triangles") {
+        // A flat grid plus the same grid shifted by half a cell in its plane, with every
+        // tenth triangle collapsed to a segment or a point.
+        PlyMesh flat =
+            gridMesh(12, 12, false, false, [](double u, double v, double* p) { p[0] = u, p[1] = v, p[2] = 0; });
+        const PlyMesh shifted = gridMesh(12, 12, false, false, [](double u, double v, double* p) {
+            p[0] = u + 0.5 / 11, p[1] = v, p[2] = (u > 0.5 ? 0.0 : 1.0 / 11);
+        });
+        const std::uint32_t offset = static_cast<std::uint32_t>(flat.positions.size() / 3);
+        flat.positions.insert(flat.positions.end(), shifted.positions.begin(), shifted.positions.end());
+        for (std::size_t i = 0; i < shifted.indices.size(); ++i) {
+            const bool collapse = (i / 3) % 10 == 0;
+            flat.indices.push_back(offset + (collapse && i % 3 == 2 ? shifted.indices[i - 1] : shifted.indices[i]));
+        }
+        CHECK(requireSelfMatches(flat, threads) > 50);
+    }
+}
+
+TEST_CASE("Pair queries with rigid transforms equal the oracle", "[narrow][pair]") {
+    const PlyMesh torus = torusMesh(48, 16, 1.0, 0.55);
+    TriangleMeshSet set(2);
+    const std::uint32_t a = add(set, torus), b = add(set, torus);
+    std::vector<TriangleContact> contacts;
+    for (int frame = 0; frame < 4; ++frame) {
+        const std::vector<double> ta = rigidTransform(0.1 * frame, 0, 0, 0);
+        const std::vector<double> tb = uprightTransform(1.0 + 0.02 * frame);
+        set.setTransform(a, ta.data());
+        set.setTransform(b, tb.data());
+        set.findPairContacts(a, b, contacts);
+        REQUIRE(set.validate().empty());
+        const OracleMesh oracleB = oracleOf(torus, b, tb.data());
+        const std::vector<TriangleContact> expected = bruteForceContacts(oracleOf(torus, a, ta.data()), &oracleB);
+        requireSameContacts(contacts, expected);
+        CHECK(expected.size() > 20);
+    }
+    SECTION("a batch of self and pair queries") {
+        const double centre[3] = {0, -0.1, 0};
+        const PlyMesh ball = sphereMesh(32, 16, centre, 0.3);
+        const PlyMesh cloth = dentedCloth(32, 0.35, 0.05);
+        const std::uint32_t ballIndex = add(set, ball), clothIndex = add(set, cloth);
+        const MeshPairQuery queries[] = {{clothIndex, clothIndex}, {ballIndex, clothIndex}, {a, b}, {a, a}};
+        // Sorted by (meshA, meshB): torus a itself, a against b, ball against cloth, cloth itself.
+        const std::vector<double> ta = rigidTransform(0.5, 0, 0, 0), tb = uprightTransform(1.1);
+        const OracleMesh oracleB = oracleOf(torus, b, tb.data()), clothOracle = oracleOf(cloth, clothIndex);
+        std::vector<TriangleContact> expected = bruteForceContacts(oracleOf(torus, a), nullptr);
+        const std::vector<TriangleContact> parts[] = {bruteForceContacts(oracleOf(torus, a, ta.data()), &oracleB),
+                                                      bruteForceContacts(oracleOf(ball, ballIndex), &clothOracle),
+                                                      bruteForceContacts(clothOracle, nullptr)};
+        for (const auto& part : parts) expected.insert(expected.end(), part.begin(), part.end());
+        CHECK(parts[0].size() > 20);
+        CHECK(parts[1].size() > 20);
+        set.setTransform(a, ta.data());
+        set.setTransform(b, tb.data());
+        set.findContacts(queries, 4, contacts);
+        requireSameContacts(contacts, expected);
+    }
+}
+
+TEST_CASE("Refits over animation frames equal rebuilds and the oracle", "[narrow][refit]") {
+    TriangleMeshSet refitted(2), rebuilt(2);
+    PlyMesh cloth = foldedCloth(20, 0.02, 0.05, 0.0);
+    const std::uint32_t r = add(refitted, cloth), b = add(rebuilt, cloth);
+    std::vector<TriangleContact> fromRefit, fromRebuild;
+    std::size_t total = 0;
+    for (int frame = 0; frame < 24; ++frame) {
+        cloth = foldedCloth(20, 0.02, 0.05, 0.25 * frame);
+        refitted.setPositions(r, cloth.positions.data());
+        rebuilt.setPositions(b, cloth.positions.data());
+        rebuilt.requestRebuild(b);
+        refitted.findSelfContacts(r, fromRefit);
+        rebuilt.findSelfContacts(b, fromRebuild);
+        REQUIRE(refitted.stats().refitted == (frame == 0 ? 0u : 1u));
+        REQUIRE(refitted.validate().empty());
+        requireSameContacts(fromRefit, fromRebuild);
+        requireSameContacts(fromRefit, bruteForceContacts(oracleOf(cloth, r), nullptr));
+        total += fromRefit.size();
+    }
+    CHECK(total > 200);
+}
+
+TEST_CASE("Bad input is refused", "[narrow][api]") {
+    TriangleMeshSet set(1);
+    const float positions[9] = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const std::uint32_t good[3] = {0, 1, 2}, bad[3] = {0, 1, 3};
+    REQUIRE_THROWS_AS(set.addMesh(positions, 3, bad, 1), std::invalid_argument);
+    const float nan[9] = {0, 0, 0, 1, 0, 0, 0, NAN, 0};
+    REQUIRE_THROWS_AS(set.addMesh(nan, 3, good, 1), std::invalid_argument);
+    const std::uint32_t mesh = set.addMesh(positions, 3, good, 1);
+    std::vector<TriangleContact> contacts;
+    REQUIRE_THROWS_AS(set.findPairContacts(mesh, mesh, contacts), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.findSelfContacts(mesh + 1, contacts), std::invalid_argument);
+    set.findSelfContacts(mesh, contacts);
+    REQUIRE(contacts.empty());
+}

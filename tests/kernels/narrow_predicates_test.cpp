@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: Zlib
+// The exact predicates and the triangle test against independent evaluations: orientation signs
+// against 128-bit integers and long double, and trianglesIntersect against a linear-program
+// oracle on integer grids (full of coplanar, touching and degenerate triangles).
+#include "kernels/narrow/triangle_contact.h"
+#include "kernels/reference/brute_force_triangles.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+using namespace bulletgpu;
+
+namespace {
+
+__extension__ typedef __int128 Int128;
+
+/// Sign of det(a - d, b - d, c - d) in 128-bit integers.
+int orient3dInteger(const long long p[4][3]) {
+    Int128 m[3][3];
+    for (int r = 0; r < 3; ++r) {
+        for (int k = 0; k < 3; ++k) m[r][k] = p[r][k] - p[3][k];
+    }
+    const Int128 det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                       m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                       m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+    return det > 0 ? 1 : (det < 0 ? -1 : 0);
+}
+
+/// A point from integer coordinates scaled by `scale` and moved by `offset` (exact in float
+/// for the grids used).
+Vec3d point(const long long* c, double scale = 1, double offset = 0) {
+    return Vec3d{{c[0] * scale + offset, c[1] * scale + offset, c[2] * scale + offset}};
+}
+
+/// A triangle from integer corners, scaled and moved.
+Triangle3d triangle(const long long t[3][3], double scale = 1, double offset = 0) {
+    return Triangle3d{{point(t[0], scale, offset), point(t[1], scale, offset), point(t[2], scale, offset)}};
+}
+
+/// Random integer corners in [-range, range], with a chance of repeating or lining up corners.
+void randomTriangle(std::mt19937& rng, int range, long long t[3][3]) {
+    std::uniform_int_distribution<int> coordinate(-range, range), pick(0, 9);
+    for (int c = 0; c < 3; ++c) {
+        for (int k = 0; k < 3; ++k) t[c][k] = coordinate(rng);
+    }
+    const int shape = pick(rng);
+    if (shape == 0) {
+        for (int k = 0; k < 3; ++k) t[2][k] = t[0][k]; // a segment
+    } else if (shape == 1) {
+        for (int k = 0; k < 3; ++k) t[1][k] = t[2][k] = t[0][k]; // a point
+    } else if (shape == 2) {
+        for (int k = 0; k < 3; ++k) t[2][k] = 2 * t[1][k] - t[0][k]; // collinear
+    } else if (shape == 3) {
+        for (int c = 0; c < 3; ++c) t[c][2] = 0; // in the plane z = 0
+    }
+}
+
+} // namespace
+
+TEST_CASE("orient3d and orient2d signs are exact", "[narrow][predicates]") {
+    std::mt19937 rng(7);
+    SECTION("against 128-bit integers on small grids and near-degenerate large coordinates") {
+        for (int range : {2, 1 << 20}) {
+            std::uniform_int_distribution<long long> coordinate(-range, range);
+            int zeros = 0;
+            for (int trial = 0; trial < 20000; ++trial) {
+                long long p[4][3];
+                for (auto& c : p) {
+                    for (auto& x : c) x = coordinate(rng);
+                }
+                if (trial % 3 == 0) {
+                    // d on the plane through a, b, c, moved by one unit or not at all.
+                    for (int k = 0; k < 3; ++k) p[3][k] = p[0][k] + (p[1][k] - p[0][k]) + (p[2][k] - p[0][k]);
+                    p[3][trial % 2] += (trial / 3) % 2;
+                }
+                const int expected = orient3dInteger(p);
+                zeros += expected == 0;
+                REQUIRE(orient3d(point(p[0]), point(p[1]), point(p[2]), point(p[3])) == expected);
+                REQUIRE(exact::orient3dExact(point(p[0]), point(p[1]), point(p[2]), point(p[3])) == expected);
+            }
+            CHECK(zeros > 1000);
+        }
+    }
+    SECTION("against long double where its error bound decides") {
+        std::uniform_real_distribution<float> coordinate(-1, 1);
+        for (int trial = 0; trial < 20000; ++trial) {
+            float f[4][3];
+            for (auto& c : f) {
+                for (auto& x : c) x = coordinate(rng);
+            }
+            // Nearly coplanar: d close to the plane of a, b, c.
+            for (int k = 0; k < 3; ++k) f[3][k] = 0.3f * f[0][k] + 0.3f * f[1][k] + 0.4f * f[2][k];
+            long double m[3][3];
+            for (int r = 0; r < 3; ++r) {
+                for (int k = 0; k < 3; ++k) m[r][k] = static_cast<long double>(f[r][k]) - f[3][k];
+            }
+            const long double det = m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1]) -
+                                    m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0]) +
+                                    m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0]);
+            const Vec3d v[4] = {toVec3d(f[0]), toVec3d(f[1]), toVec3d(f[2]), toVec3d(f[3])};
+            const int sign = orient3d(v[0], v[1], v[2], v[3]);
+            // Float differences are exact in long double; products of three err by < 2^-60 relative.
+            if (std::fabs(static_cast<double>(det)) > 1e-16) REQUIRE(sign == (det > 0 ? 1 : -1));
+            const long double det2 = m[0][0] * m[1][1] - m[0][1] * m[1][0];
+            const int sign2 = orient2d(v[3], v[0], v[1], 0, 1);
+            if (std::fabs(static_cast<double>(det2)) > 1e-16) REQUIRE(sign2 == (det2 > 0 ? 1 : -1));
+            REQUIRE(sign2 == exact::orient2dExact(v[3], v[0], v[1], 0, 1));
+        }
+    }
+}
+
+TEST_CASE("trianglesIntersect equals the linear-program oracle on integer grids", "[narrow][predicates]") {
+    std::mt19937 rng(11);
+    const int range = GENERATE(1, 2, 4);
+    int meeting = 0, coplanarMeeting = 0;
+    for (int trial = 0; trial < 6000; ++trial) {
+        long long p[3][3], q[3][3];
+        randomTriangle(rng, range, p);
+        randomTriangle(rng, range, q);
+        if (trial % 4 == 0) {
+            for (int c = 0; c < 3; ++c) q[c][2] = p[c][2] = 0; // both in z = 0
+        }
+        const bool expected = integerTrianglesMeet(p, q);
+        meeting += expected;
+        const Triangle3d t1 = triangle(p), t2 = triangle(q);
+        TriangleTestDetail detail;
+        const bool found = trianglesIntersect(t1, t2, detail);
+        INFO("trial " << trial);
+        REQUIRE(found == expected);
+        REQUIRE(trianglesIntersect(t2, t1) == expected);
+        // Exact scaling by 2^-7 and moving by 3 change nothing.
+        REQUIRE(trianglesIntersect(triangle(p, 0.0078125, 3.0), triangle(q, 0.0078125, 3.0)) == expected);
+        if (found) {
+            float segment[2][3];
+            coplanarMeeting += (intersectionSegment(t1, t2, detail, segment) & cContactCoplanar) != 0;
+        }
+    }
+    CHECK(meeting > 500);
+    CHECK(coplanarMeeting > 100);
+}
+
+TEST_CASE("Touching, coplanar and degenerate triangles", "[narrow][predicates]") {
+    const long long base[3][3] = {{0, 0, 0}, {4, 0, 0}, {0, 4, 0}};
+    struct Case {
+        const char* name;
+        long long q[3][3];
+        bool meets;
+    };
+    const Case cases[] = {
+        {"shared edge, folded", {{4, 0, 0}, {0, 4, 0}, {4, 4, 3}}, true},
+        {"shared vertex only", {{4, 0, 0}, {6, 1, 2}, {6, -1, 2}}, true},
+        {"vertex touching the interior", {{1, 1, 0}, {2, 3, 5}, {3, 1, 5}}, true},
+        {"edge touching an edge crosswise", {{2, -1, 0}, {2, 1, 0}, {2, 0, 4}}, true},
+        {"just above, parallel", {{0, 0, 1}, {4, 0, 1}, {0, 4, 1}}, false},
+        {"coplanar overlap", {{1, 1, 0}, {5, 1, 0}, {1, 5, 0}}, true},
+        {"coplanar inside", {{1, 1, 0}, {2, 1, 0}, {1, 2, 0}}, true},
+        {"coplanar apart across the hypotenuse", {{3, 3, 0}, {5, 3, 0}, {3, 5, 0}}, false},
+        {"coplanar touching at the hypotenuse", {{2, 2, 0}, {5, 2, 0}, {2, 5, 0}}, true},
+        {"zero-area segment piercing", {{1, 1, -1}, {1, 1, 1}, {1, 1, 1}}, true},
+        {"zero-area segment above", {{1, 1, 1}, {1, 1, 2}, {1, 1, 3}}, false},
+        {"point on the edge", {{2, 0, 0}, {2, 0, 0}, {2, 0, 0}}, true},
+        {"point off the plane", {{1, 1, 1}, {1, 1, 1}, {1, 1, 1}}, false},
+        {"coplanar segment crossing", {{-1, 2, 0}, {5, 2, 0}, {5, 2, 0}}, true},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        REQUIRE(integerTrianglesMeet(base, c.q) == c.meets);
+        REQUIRE(trianglesIntersect(triangle(base), triangle(c.q)) == c.meets);
+        REQUIRE(trianglesIntersect(triangle(c.q), triangle(base)) == c.meets);
+    }
+}
+
+TEST_CASE("The intersection segment lies on both triangles", "[narrow][predicates]") {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<float> coordinate(-1, 1);
+    int checked = 0;
+    for (int trial = 0; trial < 20000 && checked < 500; ++trial) {
+        Triangle3d t[2];
+        for (auto& tri : t) {
+            for (auto& p : tri.p) {
+                for (double& x : p.v) x = coordinate(rng);
+            }
+        }
+        TriangleTestDetail detail;
+        if (!trianglesIntersect(t[0], t[1], detail)) continue;
+        float segment[2][3];
+        if (intersectionSegment(t[0], t[1], detail, segment) != 0) continue;
+        ++checked;
+        for (const Triangle3d& tri : t) {
+            const Vec3d n = triangleNormal(tri);
+            const double length = std::sqrt(n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+            for (const float* end : segment) {
+                const Vec3d e{{end[0], end[1], end[2]}};
+                REQUIRE(std::fabs(dotFrom(n, e, tri.p[0])) / length < 1e-5);
+            }
+        }
+    }
+    CHECK(checked == 500);
+}

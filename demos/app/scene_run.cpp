@@ -2,11 +2,11 @@
 #include "demos/app/scene_run.h"
 
 #include "demos/common/broadphase_factory.h"
+#include "kernels/common/stopwatch.h"
 
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <limits>
 
@@ -14,12 +14,6 @@
 
 namespace bulletgpu::demo {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double millisecondsSince(Clock::time_point start) {
-    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
 
 int contactCount(btDispatcher& dispatcher) {
     int contacts = 0;

@@ -4,7 +4,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
 
-#include <chrono>
+#include "kernels/common/stopwatch.h"
 
 namespace bulletgpu::demo {
 
@@ -12,20 +12,18 @@ namespace bulletgpu::demo {
 class PhaseClock {
 public:
     /// Starts timing one call.
-    std::chrono::steady_clock::time_point start() const { return std::chrono::steady_clock::now(); }
+    Clock::time_point start() const { return Clock::now(); }
     /// Adds the time since start to the running total.
-    void stop(std::chrono::steady_clock::time_point started) {
-        m_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-    }
+    void stop(Clock::time_point started) { m_milliseconds += millisecondsSince(started); }
     /// The total since the last take(), in milliseconds; resets it.
     double take() {
-        const double ms = m_seconds * 1e3;
-        m_seconds = 0;
+        const double ms = m_milliseconds;
+        m_milliseconds = 0;
         return ms;
     }
 
 private:
-    double m_seconds = 0;
+    double m_milliseconds = 0;
 };
 
 /// A btCollisionDispatcher that times dispatchAllCollisionPairs: the narrow phase of a step

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "demos/common/phase_timers.h"
+
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 
-#include <chrono>
 #include <memory>
 
 namespace bulletgpu::demo {
@@ -16,11 +17,7 @@ public:
     explicit TimedBroadphase(std::unique_ptr<btBroadphaseInterface> inner) : m_inner(std::move(inner)) {}
 
     /// Broad-phase milliseconds since the last takeMilliseconds().
-    double takeMilliseconds() {
-        const double ms = m_seconds * 1e3;
-        m_seconds = 0;
-        return ms;
-    }
+    double takeMilliseconds() { return m_clock.take(); }
 
     /// The wrapped broadphase.
     btBroadphaseInterface& inner() { return *m_inner; }
@@ -34,9 +31,9 @@ public:
     }
     void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                  btDispatcher* dispatcher) override {
-        const auto start = Clock::now();
+        const auto started = m_clock.start();
         m_inner->setAabb(proxy, aabbMin, aabbMax, dispatcher);
-        m_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        m_clock.stop(started);
     }
     void getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const override {
         m_inner->getAabb(proxy, aabbMin, aabbMax);
@@ -49,9 +46,9 @@ public:
         m_inner->aabbTest(aabbMin, aabbMax, callback);
     }
     void calculateOverlappingPairs(btDispatcher* dispatcher) override {
-        const auto start = Clock::now();
+        const auto started = m_clock.start();
         m_inner->calculateOverlappingPairs(dispatcher);
-        m_seconds += std::chrono::duration<double>(Clock::now() - start).count();
+        m_clock.stop(started);
     }
     btOverlappingPairCache* getOverlappingPairCache() override { return m_inner->getOverlappingPairCache(); }
     const btOverlappingPairCache* getOverlappingPairCache() const override {
@@ -64,9 +61,8 @@ public:
     void printStats() override { m_inner->printStats(); }
 
 private:
-    using Clock = std::chrono::steady_clock;
     std::unique_ptr<btBroadphaseInterface> m_inner;
-    double m_seconds = 0;
+    PhaseClock m_clock;
 };
 
 } // namespace bulletgpu::demo

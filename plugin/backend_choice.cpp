@@ -2,7 +2,11 @@
 #include "plugin/backend_choice.h"
 
 #include "kernels/common/cuda_device.h"
+#include "kernels/partition/partitioned_pair_finder.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -23,37 +27,106 @@ Backend requestedBackend(const BroadphaseConfig& config) {
     throw std::runtime_error("bulletgpu: BULLETGPU_BACKEND must be cpu, cuda or auto, not '" + value + "'");
 }
 
+SlabPlan BackendChoice::plan(std::uint32_t objects, const SlabPlan& current) const {
+    if (!autoSlabs) return SlabPlan{allowGpu ? Backend::Cuda : Backend::Cpu, fixedSlabs};
+    return SlabCostModel::plan(objects, allowGpu, forceGpu, cpuThreads, static_cast<int>(devices.size()), current);
+}
+
+namespace {
+
+std::string planText(const BackendChoice& choice) {
+    if (!choice.autoSlabs) {
+        return std::to_string(choice.fixedSlabs) + " slab" + (choice.fixedSlabs == 1 ? "" : "s") + " as configured";
+    }
+    std::string text = "slabs chosen by object count (CPU: one per thread from " +
+                       std::to_string(SlabCostModel::cCpuSlabObjects) + " objects";
+    if (choice.allowGpu && !choice.forceGpu) {
+        text += "; CUDA from " + std::to_string(SlabCostModel::cGpuObjects) + " objects";
+    }
+    if (choice.allowGpu && choice.devices.size() > 1) {
+        text += "; one slab per GPU from " + std::to_string(SlabCostModel::cMultiGpuObjects) + " objects";
+    }
+    return text + ")";
+}
+
+/// The devices a config lists (or every device), each probed. Throws when one is unusable
+/// and `strict`; otherwise returns no devices and says why in `reason`.
+std::vector<int> usableDevices(const BroadphaseConfig& config, bool strict, std::string& reason) {
+    std::vector<int> listed = config.devices;
+    if (listed.empty()) {
+        const int count = cudaDeviceCount();
+        for (int device = 0; device < count; ++device) listed.push_back(device);
+        if (listed.empty()) listed.push_back(config.cudaDevice); // probed below for the reason
+        if (count == 1) listed.front() = config.cudaDevice;
+    }
+    std::vector<int> usable;
+    for (int device : listed) {
+        const CudaDeviceProbe probe = probeCudaDevice(device);
+        if (probe.usable) {
+            usable.push_back(device);
+            continue;
+        }
+        // A device the config names that does not exist is a mistake whenever CUDA works.
+        if (strict || (!config.devices.empty() && cudaDeviceCount() > 0)) {
+            throw std::runtime_error("bulletgpu: " +
+                                     std::string(strict ? "Backend::Cuda requested, but " : "config.devices lists ") +
+                                     "CUDA device " + std::to_string(device) + ", which cannot be used: " + probe.reason);
+        }
+        reason = probe.reason;
+        return {};
+    }
+    return usable;
+}
+
+} // namespace
+
 BackendChoice chooseBackend(const BroadphaseConfig& config) {
+    if (config.partitions < 0 || config.partitions > cMaxSlabs) {
+        throw std::invalid_argument("bulletgpu: BroadphaseConfig::partitions must be 0 (automatic) to " +
+                                    std::to_string(cMaxSlabs) + ", not " + std::to_string(config.partitions));
+    }
+    for (int device : config.devices) {
+        if (device < 0) {
+            throw std::invalid_argument("bulletgpu: BroadphaseConfig::devices lists a negative device (" +
+                                        std::to_string(device) + ")");
+        }
+    }
     BackendChoice choice;
+    choice.autoSlabs = config.partitions == 0;
+    choice.fixedSlabs = std::max(1, config.partitions);
+    choice.cpuThreads = config.threads > 0 ? config.threads : omp_get_max_threads();
     const Backend requested = requestedBackend(config);
+    const std::string cpu =
+        "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");
     if (requested == Backend::Cpu) {
-        choice.finder = createCpuPairFinder(config.threads);
-        choice.reason = choice.finder->description() + ", as requested";
+        choice.reason = cpu + ", as requested; " + planText(choice);
         return choice;
     }
-    const CudaDeviceProbe probe = probeCudaDevice(config.cudaDevice);
+    std::string why;
+    choice.devices = usableDevices(config, requested == Backend::Cuda, why);
     if (requested == Backend::Cuda) {
-        if (!probe.usable) {
-            throw std::runtime_error("bulletgpu: Backend::Cuda requested, but " + probe.reason);
-        }
-        choice.finder = createCudaPairFinder(config.cudaDevice);
-        choice.reason = choice.finder->description() + ", as requested";
+        choice.allowGpu = choice.forceGpu = true;
+        choice.reason = "CUDA backend on " + std::to_string(choice.devices.size()) + " device(s), as requested; " +
+                        planText(choice);
         return choice;
     }
-    if (probe.usable) {
-        try {
-            choice.finder = createCudaPairFinder(config.cudaDevice);
-            choice.reason = choice.finder->description() + ": a CUDA device is usable";
-            return choice;
-        } catch (const std::exception& error) {
-            choice.finder = createCpuPairFinder(config.threads);
-            choice.reason = choice.finder->description() + ": the CUDA device failed (" + error.what() + ")";
-            return choice;
-        }
+    if (choice.devices.empty()) {
+        choice.reason = cpu + ": " + why + "; " + planText(choice);
+        return choice;
     }
-    choice.finder = createCpuPairFinder(config.threads);
-    choice.reason = choice.finder->description() + ": " + probe.reason;
+    choice.allowGpu = true;
+    choice.reason = "Auto: " + cpu + " and " + std::to_string(choice.devices.size()) +
+                    " CUDA device(s) usable; " + planText(choice);
     return choice;
+}
+
+std::unique_ptr<PairFinder> createFinder(const BackendChoice& choice, const SlabPlan& plan) {
+    if (plan.backend == Backend::Cuda) {
+        if (plan.slabs == 1) return createCudaPairFinder(choice.devices.front());
+        return createPartitionedCudaPairFinder(plan.slabs, choice.devices);
+    }
+    if (plan.slabs == 1) return createCpuPairFinder(choice.cpuThreads);
+    return createPartitionedCpuPairFinder(plan.slabs, choice.cpuThreads);
 }
 
 } // namespace bulletgpu

@@ -1,28 +1,42 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/partition/slab_cost_model.h"
 #include "kernels/sap/pair_finder.h"
 
 #include <bulletgpu/Broadphase.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace bulletgpu {
 
-/// A pair finder on the chosen backend and the one line that says why it was chosen.
+/// What a config allows: which backends, which devices, how many CPU threads.
 struct BackendChoice {
-    std::unique_ptr<PairFinder> finder; ///< The finder to use.
-    std::string reason;                 ///< The backend and why, e.g. "CPU backend, 2 OpenMP threads: <why not CUDA>".
+    bool allowGpu = false;       ///< A CUDA device is usable and the config lets the broad phase use it.
+    bool forceGpu = false;       ///< Backend::Cuda was asked for.
+    bool autoSlabs = true;       ///< partitions == 0: the cost model picks the plan as the scene grows.
+    int fixedSlabs = 1;          ///< The slabs asked for when not automatic.
+    int cpuThreads = 1;          ///< Host threads of the CPU backend.
+    std::vector<int> devices;    ///< Usable CUDA devices, in slab order.
+    std::string reason;          ///< The one log line: the backend, and why.
+
+    /// The plan for this many objects, given the plan in use.
+    SlabPlan plan(std::uint32_t objects, const SlabPlan& current) const;
 };
 
 /// The backend a config asks for after BULLETGPU_BACKEND (cpu|cuda|auto) has overridden Auto.
 /// Throws std::runtime_error for any other value of the variable.
 Backend requestedBackend(const BroadphaseConfig& config);
 
-/// Creates the finder for a config: Cuda throws std::runtime_error saying why when no device
-/// can be used; Auto falls back to the CPU and says why.
+/// Checks a config and finds what it allows. Throws std::invalid_argument for partitions
+/// outside [0, 64] or a negative device, and std::runtime_error saying why when
+/// Backend::Cuda is asked for and a device cannot be used, or a listed device does not exist.
 BackendChoice chooseBackend(const BroadphaseConfig& config);
+
+/// Creates the finder of a plan. Throws std::runtime_error when a CUDA device fails.
+std::unique_ptr<PairFinder> createFinder(const BackendChoice& choice, const SlabPlan& plan);
 
 /// Writes one line to the BulletGpu log (standard error).
 void logLine(const std::string& line);

@@ -42,18 +42,42 @@ struct Broadphase::Impl {
           ownedCache(config.pairCache == nullptr ? new btHashedOverlappingPairCache() : nullptr),
           cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
           sync(table, *cache) {
-        BackendChoice choice = chooseBackend(config);
-        finder = std::move(choice.finder);
-        if (config.logBackendChoice) logLine(choice.reason);
         table.reserve(config.initialCapacity);
+        choice = chooseBackend(config);
+        plan = choice.plan(0, SlabPlan{});
+        try {
+            finder = createFinder(choice, plan);
+        } catch (const std::exception& error) {
+            if (choice.forceGpu) throw;
+            choice.allowGpu = false;
+            choice.reason += "; the CUDA device failed (" + std::string(error.what()) + "), so the CPU it is";
+            plan = choice.plan(0, SlabPlan{});
+            finder = createFinder(choice, plan);
+        }
+        if (config.logBackendChoice) logLine(choice.reason);
+    }
+
+    /// Moves to another plan (backend or slab count) with a finder that starts from the cache's pairs.
+    void switchTo(const SlabPlan& next) {
+        std::unique_ptr<PairFinder> created;
+        try {
+            created = createFinder(choice, next);
+        } catch (const std::exception& error) {
+            if (next.backend != Backend::Cuda) throw;
+            fallBackToCpu(error);
+            return;
+        }
+        finder = std::move(created);
+        plan = next;
+        sync.clearEdits();
+        finder->applyEdits(sync.currentPairs(), {});
     }
 
     /// Replaces a failed CUDA finder by a CPU finder that starts from the cache's pairs.
     void fallBackToCpu(const std::exception& error) {
         logLine(std::string("the CUDA backend failed, continuing on the CPU: ") + error.what());
-        finder = createCpuPairFinder(config.threads);
-        sync.clearEdits();
-        finder->applyEdits(sync.currentPairs(), {});
+        choice.allowGpu = choice.forceGpu = false;
+        switchTo(choice.plan(table.liveCount(), SlabPlan{}));
     }
 
     /// Brings a ghost's pairs up to date with its box at once.
@@ -72,6 +96,8 @@ struct Broadphase::Impl {
     }
 
     BroadphaseConfig config;
+    BackendChoice choice;
+    SlabPlan plan;
     std::unique_ptr<btOverlappingPairCache> ownedCache;
     btOverlappingPairCache* cache;
     ProxyTable table;
@@ -91,6 +117,8 @@ Broadphase::~Broadphase() = default;
 Backend Broadphase::backend() const { return m_impl->finder->backend(); }
 
 int Broadphase::proxyCount() const { return static_cast<int>(m_impl->table.liveCount()); }
+
+int Broadphase::partitions() const { return m_impl->plan.slabs; }
 
 btBroadphaseProxy* Broadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int /*shapeType*/,
                                            void* userPtr, int collisionFilterGroup, int collisionFilterMask,
@@ -143,8 +171,10 @@ void Broadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
     Impl& impl = *m_impl;
     const auto start = Clock::now();
     const bool filterGroups = impl.cache->getOverlapFilterCallback() == nullptr;
-    impl.sync.flushEdits(*impl.finder);
     try {
+        const SlabPlan next = impl.choice.plan(impl.table.liveCount(), impl.plan);
+        if (next != impl.plan) impl.switchTo(next);
+        impl.sync.flushEdits(*impl.finder);
         impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
     } catch (const std::exception& error) {
         if (impl.finder->backend() != Backend::Cuda) throw;
@@ -199,6 +229,16 @@ void Broadphase::printStats() {
                 "transfer %.3f; cache sync %.3f ms (%zu found, %zu lost)\n",
                 impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs, s.sortMs,
                 s.sweepMs, s.diffMs, s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
+    if (s.partitions > 1) {
+        std::printf("  %d slabs on axis %d: straddlers %u (%.1f%% of %u objects), imbalance %.3f, migrated %u%s; loads",
+                    s.partitions, s.splitAxis, s.straddlers,
+                    s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0, s.objects, s.imbalance, s.migrated,
+                    s.rebalanced ? ", cuts moved" : "");
+        for (int k = 0; k < std::min(s.partitions, PairFinderStats::cReportedPartitions); ++k) {
+            std::printf(" %u", s.partitionLoads[static_cast<std::size_t>(k)]);
+        }
+        std::printf("%s\n", s.partitions > PairFinderStats::cReportedPartitions ? " ..." : "");
+    }
 }
 
 } // namespace bulletgpu

@@ -38,6 +38,15 @@ CudaDeviceProbe probeCudaDevice(int device) {
     return probe;
 }
 
+int cudaDeviceCount() {
+    int count = 0;
+    if (cudaGetDeviceCount(&count) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 std::string usableCudaDeviceName(int device) {
     const CudaDeviceProbe probe = probeCudaDevice(device);
     if (!probe.usable) {

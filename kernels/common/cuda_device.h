@@ -19,6 +19,9 @@ bool builtWithCuda();
 /// (cudaErrorInsufficientDriver) or no device reads as "not usable" with the reason.
 CudaDeviceProbe probeCudaDevice(int device);
 
+/// Number of CUDA devices the runtime sees; 0 without a driver, a device or the CUDA backend.
+int cudaDeviceCount();
+
 /// The name of a usable device; throws std::runtime_error with the probe's reason otherwise.
 std::string usableCudaDeviceName(int device);
 

@@ -15,6 +15,8 @@ CudaDeviceProbe probeCudaDevice(int) {
     return probe;
 }
 
+int cudaDeviceCount() { return 0; }
+
 std::string usableCudaDeviceName(int device) {
     throw std::runtime_error("bulletgpu: cannot use CUDA device " + std::to_string(device) + ": " +
                              probeCudaDevice(device).reason);

@@ -117,6 +117,36 @@ bool BoxStore::setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t 
     return true;
 }
 
+bool BoxStore::copyFrom(std::uint32_t slot, const BoxStore& source, std::uint32_t sourceSlot) {
+    assert(source.isLive(sourceSlot) && source.m_keepExact == m_keepExact);
+    grow(slot + 1);
+    bool same = m_state[slot] == Live && m_group[slot] == source.m_group[sourceSlot] &&
+                m_mask[slot] == source.m_mask[sourceSlot];
+    for (int axis = 0; axis < 3 && same; ++axis) {
+        same = sameBits(m_min[axis][slot], source.m_min[axis][sourceSlot]) &&
+               sameBits(m_max[axis][slot], source.m_max[axis][sourceSlot]) &&
+               (!m_keepExact || (sameBits(m_exactMin[axis][slot], source.m_exactMin[axis][sourceSlot]) &&
+                                 sameBits(m_exactMax[axis][slot], source.m_exactMax[axis][sourceSlot])));
+    }
+    if (same) return false;
+    for (int axis = 0; axis < 3; ++axis) {
+        m_min[axis][slot] = source.m_min[axis][sourceSlot];
+        m_max[axis][slot] = source.m_max[axis][sourceSlot];
+        if (m_keepExact) {
+            m_exactMin[axis][slot] = source.m_exactMin[axis][sourceSlot];
+            m_exactMax[axis][slot] = source.m_exactMax[axis][sourceSlot];
+        }
+    }
+    m_group[slot] = source.m_group[sourceSlot];
+    m_mask[slot] = source.m_mask[sourceSlot];
+    if (m_state[slot] != Live) {
+        m_state[slot] = Live;
+        ++m_liveCount;
+    }
+    markDirty(slot);
+    return true;
+}
+
 void BoxStore::erase(std::uint32_t slot) {
     assert(isLive(slot));
     m_state[slot] = Free;

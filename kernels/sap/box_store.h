@@ -37,6 +37,11 @@ public:
     /// Replaces a live slot's collision filter; returns whether it changed.
     bool setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t mask);
 
+    /// Makes a slot live (growing the arrays up to it) with the box and filter of a live slot of
+    /// another store that keeps the same precision, copied bit for bit; returns whether
+    /// anything changed. The partitioned finder fills its slab stores this way.
+    bool copyFrom(std::uint32_t slot, const BoxStore& source, std::uint32_t sourceSlot);
+
     /// Frees a live slot: its box overlaps nothing from now on.
     void erase(std::uint32_t slot);
 

@@ -2,9 +2,11 @@
 #pragma once
 
 #include "kernels/sap/box_store.h"
+#include "kernels/sap/sap_ops.h"
 
 #include <bulletgpu/Backend.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -34,6 +36,17 @@ struct PairFinderStats {
     double diffMs = 0;               ///< Pair-key sort and the difference with the last update.
     double transferMs = 0;           ///< Host-device copies (CUDA only).
     bool skipped = false;            ///< Nothing had changed: the last result stood.
+
+    /// Most partitions whose loads are reported one by one.
+    static constexpr int cReportedPartitions = 16;
+    int partitions = 1;              ///< Slabs the scene was split into (PartitionedPairFinder).
+    int splitAxis = -1;              ///< Axis cut into slabs; -1 when not split.
+    std::uint32_t straddlers = 0;    ///< Extra copies of boxes that cross a cut (sum of loads - objects).
+    std::uint32_t maxLoad = 0;       ///< Boxes in the fullest slab.
+    std::uint32_t migrated = 0;      ///< Boxes that entered or left a slab in this update.
+    double imbalance = 1.0;          ///< Fullest slab's load over the mean load.
+    std::array<std::uint32_t, cReportedPartitions> partitionLoads{}; ///< Boxes per slab (first slabs).
+    bool rebalanced = false;         ///< The cuts moved (or the axis changed) in this update.
 };
 
 /// Remembers what the last full update saw, so that an update with nothing new is skipped.
@@ -85,6 +98,9 @@ public:
     /// pairs the caller refused), so the next update's difference starts from them. Both lists
     /// sorted; an added pair already present or a removed pair absent is ignored.
     virtual void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) = 0;
+
+    /// Keeps only the pairs the window owns from the next update on (see PairOwnership).
+    virtual void setOwnership(const PairOwnership& window) = 0;
 
     /// Forgets the pair set (the next update reports every pair as found).
     virtual void reset() = 0;

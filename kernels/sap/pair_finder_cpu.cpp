@@ -50,6 +50,12 @@ void PairFinderCpu::reset() {
     m_gate.open();
 }
 
+void PairFinderCpu::setOwnership(const PairOwnership& window) {
+    if (window == m_ownership) return;
+    m_ownership = window;
+    m_gate.open();
+}
+
 void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
     if (m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
     m_stats = PairFinderStats{};
@@ -227,7 +233,9 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                         continue;
                     }
                     if (filterGroups && !groupsCollide(a.group, a.mask, b.group, b.mask)) continue;
-                    if (sapAcceptPair(view, a.slot, b.slot, false)) out.push_back(pairKey(a.slot, b.slot));
+                    if (sapAcceptPair(view, a.slot, b.slot, false) && sapOwnsPair(m_ownership, view, a.slot, b.slot)) {
+                        out.push_back(pairKey(a.slot, b.slot));
+                    }
                 }
                 candidates += j - i - 1;
             }
@@ -240,7 +248,8 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                 const std::uint32_t a = m_sortOrder[static_cast<std::size_t>(i)];
                 for (std::uint32_t b : m_hugeSlots) {
                     ++candidates;
-                    if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups)) {
+                    if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) &&
+                        sapOwnsPair(m_ownership, view, a, b)) {
                         out.push_back(pairKey(a, b));
                     }
                 }
@@ -251,7 +260,8 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                 for (std::int64_t j = i + 1; j < huge; ++j) {
                     const std::uint32_t b = m_hugeSlots[static_cast<std::size_t>(j)];
                     ++candidates;
-                    if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups)) {
+                    if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) &&
+                        sapOwnsPair(m_ownership, view, a, b)) {
                         out.push_back(pairKey(a, b));
                     }
                 }

@@ -21,6 +21,7 @@ public:
     Backend backend() const override { return Backend::Cpu; }
     void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) override;
     void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) override;
+    void setOwnership(const PairOwnership& window) override;
     void reset() override;
     std::uint64_t pairCount() const override { return m_pairs.size(); }
     const PairFinderStats& stats() const override { return m_stats; }
@@ -77,6 +78,7 @@ private:
     std::vector<std::vector<std::uint64_t>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
+    PairOwnership m_ownership;
     UpdateGate m_gate;
     PairFinderStats m_stats;
 };

@@ -168,6 +168,11 @@ public:
     Backend backend() const override { return Backend::Cuda; }
     void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) override;
     void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) override;
+    void setOwnership(const PairOwnership& window) override {
+        if (window == m_ownership) return;
+        m_ownership = window;
+        m_gate.open();
+    }
     void reset() override;
     std::uint64_t pairCount() const override { return m_pairCount; }
     const PairFinderStats& stats() const override { return m_stats; }
@@ -227,6 +232,7 @@ private:
     DeviceBuffer<unsigned char> m_cubTemp;
     DeviceBuffer<SapCounters> m_counters;
     PinnedBuffer<SapCounters> m_hostCounters;
+    PairOwnership m_ownership;
     UpdateGate m_gate;
     PairFinderStats m_stats;
     detail::CudaEvents<MarkCount> m_marks;
@@ -370,11 +376,12 @@ SapCounters PairFinderCuda::sweep(const SapCounters& classified, bool filterGrou
         SapCounters* counters = m_counters.data();
         const detail::SapPairSink sink{m_rawPairs.data(), &counters->pairs, m_rawPairs.capacity(), slotBits};
         launchPerItem(stream(), entries, detail::sap_sweep_kernel, m_entries.sorted(), m_entries.cellStart.data(),
-                      entries, m_grid, view, filterGroups, sink, &counters->candidates);
+                      entries, m_grid, view, filterGroups, m_ownership, sink, &counters->candidates);
         launchPerItem(stream(), huge > 0 ? normals : 0u, detail::sap_huge_normal_kernel, view,
-                      m_slots.normalSlots.data(), normals, m_slots.hugeSlots.data(), huge, filterGroups, sink);
-        launchPerItem(stream(), huge, detail::sap_huge_huge_kernel, view, m_slots.hugeSlots.data(), huge, filterGroups,
+                      m_slots.normalSlots.data(), normals, m_slots.hugeSlots.data(), huge, filterGroups, m_ownership,
                       sink);
+        launchPerItem(stream(), huge, detail::sap_huge_huge_kernel, view, m_slots.hugeSlots.data(), huge, filterGroups,
+                      m_ownership, sink);
         const SapCounters swept = readCounters();
         if (swept.pairs <= m_rawPairs.capacity()) return swept;
         m_rawPairs.reserve(swept.pairs, stream()); // every pair was counted: sweep again with room for all

@@ -4,6 +4,7 @@
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/host_device.h"
 
+#include <cmath>
 #include <cstdint>
 
 namespace bulletgpu {
@@ -17,6 +18,35 @@ struct BoxArraysView {
     const std::uint32_t* group; ///< Collision filter groups.
     const std::uint32_t* mask;  ///< Collision filter masks.
 };
+
+/// Which overlapping pairs a finder keeps when the scene is split into slabs along one axis
+/// (PartitionedPairFinder): only those whose reference point, the larger of the two boxes'
+/// lower bounds on the split axis, lies in [lo, hi). Both boxes of an overlapping pair contain
+/// that point, so the one slab that holds it reports the pair. An infinite hi is inclusive.
+struct PairOwnership {
+    int axis = -1;                ///< Split axis; -1 keeps every pair.
+    float lo = -HUGE_VALF;        ///< Lower edge of the slab (inclusive).
+    float hi = HUGE_VALF;         ///< Upper edge of the slab (exclusive unless infinite).
+
+    /// Whether two windows keep the same pairs.
+    BULLETGPU_HD bool operator==(const PairOwnership& other) const {
+        return axis == other.axis && (axis < 0 || (lo == other.lo && hi == other.hi));
+    }
+    /// Whether two windows keep different pairs.
+    BULLETGPU_HD bool operator!=(const PairOwnership& other) const { return !(*this == other); }
+};
+
+/// Whether the window keeps the pair of overlapping boxes with these lower bounds on its axis.
+BULLETGPU_HD bool pairOwned(const PairOwnership& window, float minA, float minB) {
+    const float r = minA > minB ? minA : minB;
+    return !(r < window.lo) && (r < window.hi || window.hi == HUGE_VALF);
+}
+
+/// Whether the window keeps the overlapping pair of slots a and b.
+BULLETGPU_HD bool sapOwnsPair(const PairOwnership& window, const BoxArraysView& boxes, std::uint32_t a,
+                              std::uint32_t b) {
+    return window.axis < 0 || pairOwned(window, boxes.min[window.axis][a], boxes.min[window.axis][b]);
+}
 
 /// Inclusive float overlap of two slots' boxes on all three axes.
 BULLETGPU_HD bool sapOverlapFloat(const BoxArraysView& boxes, std::uint32_t a, std::uint32_t b) {

@@ -3,6 +3,8 @@
 
 #include <bulletgpu/Broadphase.h>
 
+#include "kernels/partition/slab_cost_model.h"
+
 #include <BulletCollision/BroadphaseCollision/btSimpleBroadphase.h>
 
 #include <catch2/catch.hpp>
@@ -280,4 +282,112 @@ TEST_CASE("Broadphase: backend selection", "[broadphase]") {
         CHECK_THROWS_AS(Broadphase(config), std::runtime_error);
         unsetenv("BULLETGPU_BACKEND");
     }
+}
+
+TEST_CASE("Broadphase: K slabs equal brute force and btSimpleBroadphase under churn", "[broadphase][partition]") {
+    const int slabs = GENERATE(1, 2, 3, 4, 7);
+    const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis);
+    CAPTURE(slabs, sceneName(kind));
+    const std::size_t n = 1500;
+    SceneGenerator generator(static_cast<std::uint32_t>(31 * slabs + static_cast<int>(kind)));
+    BroadphaseConfig config = cpuConfig();
+    config.partitions = slabs;
+    config.threads = 2;
+    auto broadphase = std::make_unique<Broadphase>(config);
+    Broadphase& split = *broadphase;
+    BroadphaseHarness ours(std::move(broadphase), 4000);
+    BroadphaseHarness simple(std::make_unique<btSimpleBroadphase>(4000), 4000);
+    std::vector<TestBox> boxes = generator.scene(kind, n);
+    for (std::size_t i = 0; i < n; ++i) {
+        ours.create(i, boxes[i]);
+        simple.create(i, boxes[i]);
+    }
+    for (int frame = 0; frame < 8; ++frame) {
+        ours.step();
+        simple.step();
+        CHECK(split.partitions() == slabs);
+        REQUIRE(ours.cachePairs() == ours.bruteForce());
+        REQUIRE(ours.cachePairs() == simple.cachePairs());
+        REQUIRE(ours.cacheHasNoDuplicates());
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!ours.isLive(i)) continue;
+            generator.jitter(boxes[i], frame % 3 == 2 ? 3.0 : 0.05);
+            ours.move(i, boxes[i]);
+            simple.move(i, boxes[i]);
+        }
+        for (int k = 0; k < 20; ++k) {
+            const std::size_t i = generator.below(static_cast<std::uint32_t>(n));
+            if (ours.isLive(i)) {
+                ours.destroy(i);
+                simple.destroy(i);
+            } else {
+                boxes[i] = generator.box(kind, n);
+                ours.create(i, boxes[i]);
+                simple.create(i, boxes[i]);
+            }
+        }
+    }
+    split.printStats();
+}
+
+TEST_CASE("Broadphase: automatic slabs follow the object count and keep the pairs exact", "[broadphase][partition]") {
+    BroadphaseConfig config = cpuConfig();
+    config.threads = 2;
+    auto broadphase = std::make_unique<Broadphase>(config);
+    Broadphase& ours = *broadphase;
+    BroadphaseHarness harness(std::move(broadphase), 40000);
+    const std::size_t small = 1000, large = SlabCostModel::cCpuSlabObjects + 2000;
+    SceneGenerator generator(11);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, large);
+    const auto grow = [&](std::size_t from, std::size_t to) {
+        for (std::size_t i = from; i < to; ++i) {
+            harness.create(i, boxes[i]);
+        }
+    };
+    const auto stepAndCompare = [&] {
+        harness.step();
+        REQUIRE(harness.cachePairs() == harness.bruteForce());
+        REQUIRE(harness.cacheHasNoDuplicates());
+    };
+    grow(0, small);
+    stepAndCompare();
+    CHECK(ours.partitions() == 1);
+    grow(small, large);
+    stepAndCompare();
+    CHECK(ours.partitions() == 2);
+    for (std::size_t i = 0; i < large; i += 2) {
+        generator.jitter(boxes[i], 0.5);
+        harness.move(i, boxes[i]);
+    }
+    stepAndCompare();
+    ours.printStats();
+    for (std::size_t i = small; i < large; ++i) {
+        harness.destroy(i);
+    }
+    stepAndCompare();
+    CHECK(ours.partitions() == 1);
+}
+
+TEST_CASE("Broadphase: bad partition and device settings are clear errors", "[broadphase][partition]") {
+    const auto message = [](const BroadphaseConfig& config) -> std::string {
+        try {
+            Broadphase broadphase(config);
+        } catch (const std::exception& error) {
+            return error.what();
+        }
+        return "";
+    };
+    BroadphaseConfig config = cpuConfig();
+    config.partitions = -1;
+    CHECK_THROWS_AS(Broadphase(config), std::invalid_argument);
+    config.partitions = 65;
+    CHECK(message(config).find("partitions") != std::string::npos);
+    config.partitions = 2;
+    config.devices = {-3};
+    CHECK_THROWS_AS(Broadphase(config), std::invalid_argument);
+    config.backend = Backend::Cuda;
+    config.devices = {0, 97};
+    const std::string missing = message(config);
+    CHECK(missing.find("Backend::Cuda requested") != std::string::npos);
+    CHECK(missing.find("device") != std::string::npos);
 }

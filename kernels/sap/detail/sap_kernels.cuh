@@ -222,7 +222,8 @@ static __global__ void __launch_bounds__(cBlockSize)
 /// within its upper bound; keeps a pair only in its reference cell. Counts candidates.
 static __global__ void __launch_bounds__(cBlockSize)
     sap_sweep_kernel(SapEntries entries, const std::uint32_t* cellStart, std::uint32_t count, SapGrid grid,
-                     BoxArraysView view, bool filterGroups, SapPairSink sink, unsigned long long* candidates) {
+                     BoxArraysView view, bool filterGroups, PairOwnership window, SapPairSink sink,
+                     unsigned long long* candidates) {
     using BlockSum = cub::BlockReduce<unsigned long long, cBlockSize>;
     __shared__ typename BlockSum::TempStorage scratch;
     const std::uint64_t i = globalThreadIndex();
@@ -242,7 +243,7 @@ static __global__ void __launch_bounds__(cBlockSize)
             }
             if (sapReferenceCell(grid, minU, minV, entries.minU[j], entries.minV[j]) != cell) continue;
             const std::uint32_t b = entries.slot[j];
-            if (sapAcceptPair(view, a, b, filterGroups)) sapAppendPair(sink, a, b);
+            if (sapAcceptPair(view, a, b, filterGroups) && sapOwnsPair(window, view, a, b)) sapAppendPair(sink, a, b);
         }
     }
     const unsigned long long blockTested = BlockSum(scratch).Sum(tested);
@@ -252,26 +253,31 @@ static __global__ void __launch_bounds__(cBlockSize)
 /// Tests each normal box against every huge box.
 static __global__ void __launch_bounds__(cBlockSize)
     sap_huge_normal_kernel(BoxArraysView view, const std::uint32_t* normalSlots, std::uint32_t normals,
-                           const std::uint32_t* hugeSlots, std::uint32_t huge, bool filterGroups, SapPairSink sink) {
+                           const std::uint32_t* hugeSlots, std::uint32_t huge, bool filterGroups, PairOwnership window,
+                           SapPairSink sink) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= normals) return;
     const std::uint32_t a = normalSlots[i];
     for (std::uint32_t k = 0; k < huge; ++k) {
         const std::uint32_t b = hugeSlots[k];
-        if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups)) sapAppendPair(sink, a, b);
+        if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) && sapOwnsPair(window, view, a, b)) {
+            sapAppendPair(sink, a, b);
+        }
     }
 }
 
 /// Tests each huge box against the huge boxes after it in the list.
 static __global__ void __launch_bounds__(cBlockSize)
     sap_huge_huge_kernel(BoxArraysView view, const std::uint32_t* hugeSlots, std::uint32_t huge, bool filterGroups,
-                         SapPairSink sink) {
+                         PairOwnership window, SapPairSink sink) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= huge) return;
     const std::uint32_t a = hugeSlots[i];
     for (std::uint32_t k = static_cast<std::uint32_t>(i) + 1u; k < huge; ++k) {
         const std::uint32_t b = hugeSlots[k];
-        if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups)) sapAppendPair(sink, a, b);
+        if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) && sapOwnsPair(window, view, a, b)) {
+            sapAppendPair(sink, a, b);
+        }
     }
 }
 

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 class btOverlappingPairCache;
 
@@ -18,8 +19,16 @@ struct BroadphaseConfig {
     Backend backend = Backend::Auto;
     /// CPU threads for the CPU backend and host-side work; 0 uses OpenMP's default.
     int threads = 0;
-    /// CUDA device for the CUDA backend.
+    /// CUDA device for the CUDA backend when `devices` is empty and one GPU is used.
     int cudaDevice = 0;
+    /// CUDA devices the scene may be split across, one slab each (several slabs on one device
+    /// run on separate streams). Empty: every device the CUDA runtime sees. A listed device
+    /// that does not exist is an error (std::runtime_error) whenever CUDA itself works.
+    std::vector<int> devices;
+    /// Slabs the scene is split into along its best axis (Avril et al. 2014): each slab runs
+    /// on its own CPU thread or GPU, and the results merge exactly. 0 chooses the backend and
+    /// the slabs from the object count (SlabCostModel, see the README); 1 never splits; at most 64.
+    int partitions = 0;
     /// Proxies to reserve room for up front (grows on demand).
     std::uint32_t initialCapacity = 1024;
     /// Pair cache to fill; null makes the broadphase own a btHashedOverlappingPairCache.
@@ -68,6 +77,9 @@ public:
 
     /// Number of live proxies.
     int proxyCount() const;
+
+    /// Slabs the last update split the scene into (1: not split).
+    int partitions() const;
 
 private:
     struct Impl;

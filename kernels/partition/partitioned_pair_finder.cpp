@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: Zlib
+#include "kernels/partition/partitioned_pair_finder.h"
+
+#include "kernels/common/aabb_ops.h"
+#include "kernels/common/stopwatch.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cassert>
+#include <exception>
+#include <iterator>
+#include <stdexcept>
+
+namespace bulletgpu {
+namespace {
+
+/// Slot-map entry of a global slot that is not in a slab.
+constexpr std::uint32_t cNoLocal = 0xffffffffu;
+/// First-slab entry of a global slot that is in no slab.
+constexpr std::uint8_t cNoSlab = 0xff;
+
+/// out = (set - lost) U found, for sorted sets with lost a subset of set and found disjoint from it.
+void applySorted(const std::vector<std::uint64_t>& set, const std::vector<std::uint64_t>& found,
+                 const std::vector<std::uint64_t>& lost, std::vector<std::uint64_t>& out) {
+    out.clear();
+    auto l = lost.begin();
+    auto f = found.begin();
+    for (std::uint64_t key : set) {
+        while (l != lost.end() && *l < key) ++l;
+        if (l != lost.end() && *l == key) continue;
+        while (f != found.end() && *f < key) out.push_back(*f++);
+        out.push_back(key);
+    }
+    out.insert(out.end(), f, found.end());
+}
+
+} // namespace
+
+/// One slab: its finder, its store of the boxes that touch it, and the slot maps between them.
+struct PartitionedPairFinder::Slab {
+    std::unique_ptr<PairFinder> finder;
+    BoxStore store;
+    std::vector<std::uint32_t> localOf;     // per global slot: its slot in this slab, or cNoLocal
+    std::vector<std::uint32_t> globalOf;    // per local slot: the global slot it holds (or held)
+    std::vector<std::uint32_t> freeLocal;   // local slots ready for reuse
+    std::vector<std::uint32_t> pendingFree; // local slots freed in this update: their lost pairs still map
+    PairDeltas deltas;                      // in local keys
+    std::vector<std::uint64_t> found, lost; // in global keys, sorted
+    std::uint32_t migrated = 0;
+    std::exception_ptr error;
+};
+
+PartitionedPairFinder::PartitionedPairFinder(std::vector<std::unique_ptr<PairFinder>> slabFinders, int hostThreads)
+    : m_hostThreads(hostThreads > 0 ? hostThreads : static_cast<int>(slabFinders.size())),
+      m_splitter(static_cast<int>(slabFinders.size())) {
+    if (slabFinders.empty() || slabFinders.size() > static_cast<std::size_t>(cMaxSlabs)) {
+        throw std::invalid_argument("bulletgpu: a partitioned finder takes 1 to " + std::to_string(cMaxSlabs) +
+                                    " slabs, not " + std::to_string(slabFinders.size()));
+    }
+    for (auto& finder : slabFinders) {
+        auto slab = std::make_unique<Slab>();
+        slab->finder = std::move(finder);
+        m_slabs.push_back(std::move(slab));
+    }
+    m_loads.assign(m_slabs.size(), 0);
+}
+
+PartitionedPairFinder::~PartitionedPairFinder() = default;
+
+Backend PartitionedPairFinder::backend() const { return m_slabs.front()->finder->backend(); }
+
+std::string PartitionedPairFinder::description() const {
+    const std::size_t slabs = m_slabs.size();
+    const int threads = std::min<int>(m_hostThreads, static_cast<int>(slabs));
+    return m_slabs.front()->finder->description() + "; " + std::to_string(slabs) + " slab" + (slabs == 1 ? "" : "s") +
+           " on " + std::to_string(threads) + " host thread" + (threads == 1 ? "" : "s");
+}
+
+void PartitionedPairFinder::setOwnership(const PairOwnership& window) {
+    if (window.axis >= 0) throw std::logic_error("bulletgpu: a partitioned finder cannot be a slab of another");
+}
+
+void PartitionedPairFinder::reset() {
+    for (auto& slab : m_slabs) {
+        slab->finder->reset();
+        slab->store.clear();
+        slab->store.clearDirty();
+        slab->localOf.clear();
+        slab->globalOf.clear();
+        slab->freeLocal.clear();
+        slab->pendingFree.clear();
+    }
+    m_first.clear();
+    m_last.clear();
+    m_splitter.reset();
+    m_scanAll = true;
+    m_pairs.clear();
+    m_editAdded.clear();
+    m_editRemoved.clear();
+    std::fill(m_loads.begin(), m_loads.end(), 0u);
+    m_gate.open();
+}
+
+void PartitionedPairFinder::slabRange(const BoxStore& boxes, std::uint32_t slot, int& first, int& last) const {
+    if (!boxes.isUsable(slot)) {
+        first = 1;
+        last = 0;
+        return;
+    }
+    const SlabCuts& cuts = m_splitter.cuts();
+    first = cuts.slabOf(boxes.minData(cuts.axis)[slot]);
+    last = cuts.slabOf(boxes.maxData(cuts.axis)[slot]);
+}
+
+void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
+    if (m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
+    const auto start = Clock::now();
+    if (!m_initialised) {
+        for (auto& slab : m_slabs) slab->store = BoxStore(boxes.keepsExact());
+        m_initialised = true;
+    }
+    const std::uint32_t slots = boxes.size();
+    if (m_first.size() < slots) {
+        m_first.resize(slots, cNoSlab);
+        m_last.resize(slots, 0);
+        for (auto& slab : m_slabs) slab->localOf.resize(slots, cNoLocal);
+    }
+    const bool rebalanced = m_splitter.update(boxes, m_loads);
+    if (rebalanced) {
+        m_scanAll = true;
+        for (std::size_t k = 0; k < m_slabs.size(); ++k) {
+            m_slabs[k]->finder->setOwnership(m_splitter.cuts().ownership(static_cast<int>(k)));
+        }
+    }
+    if (m_scanAll) {
+        m_scan.resize(slots);
+        for (std::uint32_t slot = 0; slot < slots; ++slot) m_scan[slot] = slot;
+    } else {
+        m_scan.assign(boxes.dirtySlots().begin(), boxes.dirtySlots().end());
+    }
+    const double distributeMs = millisecondsSince(start);
+
+    const auto sweepStart = Clock::now();
+    const int slabs = static_cast<int>(m_slabs.size());
+    const int threads = std::min(m_hostThreads, slabs);
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+    for (int k = 0; k < slabs; ++k) {
+        try {
+            updateSlab(k, boxes, filterGroups);
+        } catch (...) {
+            m_slabs[static_cast<std::size_t>(k)]->error = std::current_exception();
+        }
+    }
+    for (auto& slab : m_slabs) {
+        if (slab->error) {
+            std::exception_ptr error = slab->error;
+            slab->error = nullptr;
+            reset(); // the slabs may be half updated: start again from nothing
+            std::rethrow_exception(error);
+        }
+    }
+    for (std::uint32_t slot : m_scan) {
+        int first, last;
+        slabRange(boxes, slot, first, last);
+        m_first[slot] = first <= last ? static_cast<std::uint8_t>(first) : cNoSlab;
+        m_last[slot] = first <= last ? static_cast<std::uint8_t>(last) : 0;
+    }
+    m_scanAll = false;
+    const double sweepMs = millisecondsSince(sweepStart);
+
+    const auto mergeStart = Clock::now();
+    merge(deltas);
+    m_stats = PairFinderStats{};
+    m_stats.rebalanced = rebalanced;
+    m_stats.classifyMs = distributeMs;
+    m_stats.sweepMs = sweepMs;
+    m_stats.diffMs = millisecondsSince(mergeStart);
+    fillStats(boxes, distributeMs);
+    m_stats.threads = threads;
+
+    m_gate.record(boxes, filterGroups);
+    boxes.clearDirty();
+#if defined(BULLETGPU_VALIDATE)
+    assert(validate(boxes));
+#endif
+}
+
+void PartitionedPairFinder::updateSlab(int index, const BoxStore& boxes, bool filterGroups) {
+    Slab& slab = *m_slabs[static_cast<std::size_t>(index)];
+    slab.migrated = 0;
+    for (std::uint32_t slot : m_scan) {
+        int first, last;
+        slabRange(boxes, slot, first, last);
+        const bool isIn = first <= index && index <= last;
+        const bool wasIn = m_first[slot] != cNoSlab && m_first[slot] <= index && index <= m_last[slot];
+        if (isIn) {
+            std::uint32_t local = slab.localOf[slot];
+            if (!wasIn) {
+                if (slab.freeLocal.empty()) {
+                    local = static_cast<std::uint32_t>(slab.globalOf.size());
+                    slab.globalOf.push_back(slot);
+                } else {
+                    local = slab.freeLocal.back();
+                    slab.freeLocal.pop_back();
+                    slab.globalOf[local] = slot;
+                }
+                slab.localOf[slot] = local;
+                ++slab.migrated;
+            }
+            slab.store.copyFrom(local, boxes, slot);
+        } else if (wasIn) {
+            const std::uint32_t local = slab.localOf[slot];
+            slab.store.erase(local);
+            slab.pendingFree.push_back(local);
+            slab.localOf[slot] = cNoLocal;
+            ++slab.migrated;
+        }
+    }
+
+    slab.finder->update(slab.store, filterGroups, slab.deltas);
+    const auto toGlobal = [&slab](std::vector<std::uint64_t>& keys) {
+        for (std::uint64_t& key : keys) key = pairKey(slab.globalOf[pairLow(key)], slab.globalOf[pairHigh(key)]);
+        std::sort(keys.begin(), keys.end());
+    };
+    slab.found.swap(slab.deltas.found);
+    slab.lost.swap(slab.deltas.lost);
+    toGlobal(slab.found);
+    toGlobal(slab.lost);
+    slab.freeLocal.insert(slab.freeLocal.end(), slab.pendingFree.begin(), slab.pendingFree.end());
+    slab.pendingFree.clear();
+}
+
+void PartitionedPairFinder::merge(PairDeltas& deltas) {
+    // Every pair is owned by one slab at a time, so the slabs' found lists are disjoint, and so
+    // are their lost lists; a pair whose ownership moved is lost by one slab and found by another.
+    m_found.clear();
+    m_lost.clear();
+    for (const auto& slab : m_slabs) {
+        const std::size_t foundAt = m_found.size(), lostAt = m_lost.size();
+        m_found.insert(m_found.end(), slab->found.begin(), slab->found.end());
+        m_lost.insert(m_lost.end(), slab->lost.begin(), slab->lost.end());
+        std::inplace_merge(m_found.begin(), m_found.begin() + static_cast<std::ptrdiff_t>(foundAt), m_found.end());
+        std::inplace_merge(m_lost.begin(), m_lost.begin() + static_cast<std::ptrdiff_t>(lostAt), m_lost.end());
+    }
+    deltas.found.clear();
+    deltas.lost.clear();
+    std::set_difference(m_found.begin(), m_found.end(), m_lost.begin(), m_lost.end(), std::back_inserter(deltas.found));
+    std::set_difference(m_lost.begin(), m_lost.end(), m_found.begin(), m_found.end(), std::back_inserter(deltas.lost));
+
+    if (m_editAdded.empty() && m_editRemoved.empty()) {
+        applySorted(m_pairs, deltas.found, deltas.lost, m_scratch);
+        m_pairs.swap(m_scratch);
+        return;
+    }
+    // Edits made the caller's set differ from the slabs' union: rebuild the union, apply the
+    // slabs' deltas to it and report the difference with what the caller holds.
+    applySorted(m_pairs, m_editRemoved, m_editAdded, m_slabPairs);
+    applySorted(m_slabPairs, deltas.found, deltas.lost, m_scratch);
+    deltas.found.clear();
+    deltas.lost.clear();
+    std::set_difference(m_scratch.begin(), m_scratch.end(), m_pairs.begin(), m_pairs.end(),
+                        std::back_inserter(deltas.found));
+    std::set_difference(m_pairs.begin(), m_pairs.end(), m_scratch.begin(), m_scratch.end(),
+                        std::back_inserter(deltas.lost));
+    m_pairs.swap(m_scratch);
+    m_editAdded.clear();
+    m_editRemoved.clear();
+}
+
+void PartitionedPairFinder::applyEdits(const std::vector<std::uint64_t>& added,
+                                       const std::vector<std::uint64_t>& removed) {
+    if (added.empty() && removed.empty()) return;
+    m_gate.open(); // the next update runs, so refused pairs are offered again
+    // Removals of pairs the set holds: one put there by an edit stops differing from the
+    // slabs' union; any other now differs the other way.
+    m_found.clear();
+    std::set_intersection(removed.begin(), removed.end(), m_pairs.begin(), m_pairs.end(), std::back_inserter(m_found));
+    m_lost.clear();
+    std::set_difference(m_found.begin(), m_found.end(), m_editAdded.begin(), m_editAdded.end(),
+                        std::back_inserter(m_lost));
+    m_scratch.clear();
+    std::set_difference(m_editAdded.begin(), m_editAdded.end(), m_found.begin(), m_found.end(),
+                        std::back_inserter(m_scratch));
+    m_editAdded.swap(m_scratch);
+    m_scratch.clear();
+    std::set_union(m_editRemoved.begin(), m_editRemoved.end(), m_lost.begin(), m_lost.end(),
+                   std::back_inserter(m_scratch));
+    m_editRemoved.swap(m_scratch);
+    applySorted(m_pairs, {}, m_found, m_scratch);
+    m_pairs.swap(m_scratch);
+
+    // Additions of pairs the set lacks, likewise.
+    m_found.clear();
+    std::set_difference(added.begin(), added.end(), m_pairs.begin(), m_pairs.end(), std::back_inserter(m_found));
+    m_lost.clear();
+    std::set_difference(m_found.begin(), m_found.end(), m_editRemoved.begin(), m_editRemoved.end(),
+                        std::back_inserter(m_lost));
+    m_scratch.clear();
+    std::set_difference(m_editRemoved.begin(), m_editRemoved.end(), m_found.begin(), m_found.end(),
+                        std::back_inserter(m_scratch));
+    m_editRemoved.swap(m_scratch);
+    m_scratch.clear();
+    std::set_union(m_editAdded.begin(), m_editAdded.end(), m_lost.begin(), m_lost.end(), std::back_inserter(m_scratch));
+    m_editAdded.swap(m_scratch);
+    applySorted(m_pairs, m_found, {}, m_scratch);
+    m_pairs.swap(m_scratch);
+}
+
+void PartitionedPairFinder::fillStats(const BoxStore& boxes, double distributeMs) {
+    m_stats.partitions = static_cast<int>(m_slabs.size());
+    m_stats.splitAxis = m_slabs.size() > 1 ? m_splitter.cuts().axis : -1;
+    std::uint64_t total = 0;
+    std::uint32_t objects = 0;
+    for (std::size_t k = 0; k < m_slabs.size(); ++k) {
+        const Slab& slab = *m_slabs[k];
+        const PairFinderStats& s = slab.finder->stats();
+        m_loads[k] = slab.store.liveCount();
+        total += m_loads[k];
+        m_stats.maxLoad = std::max(m_stats.maxLoad, m_loads[k]);
+        m_stats.migrated += slab.migrated;
+        if (k < m_stats.partitionLoads.size()) m_stats.partitionLoads[k] = m_loads[k];
+        m_stats.hugeObjects += s.hugeObjects;
+        m_stats.cells += s.cells;
+        m_stats.entries += s.entries;
+        m_stats.candidates += s.candidates;
+        m_stats.transferMs += s.transferMs;
+        m_stats.sortMs += s.sortMs;
+        m_stats.sweepAxis = s.sweepAxis;
+    }
+    for (std::uint32_t slot = 0; slot < boxes.size() && slot < m_first.size(); ++slot) {
+        objects += m_first[slot] != cNoSlab ? 1u : 0u;
+    }
+    m_stats.objects = objects;
+    m_stats.straddlers = static_cast<std::uint32_t>(total - objects);
+    const double mean = static_cast<double>(total) / static_cast<double>(m_slabs.size());
+    m_stats.imbalance = mean > 0 ? m_stats.maxLoad / mean : 1.0;
+    m_stats.pairs = m_pairs.size();
+    m_stats.classifyMs = distributeMs;
+}
+
+bool PartitionedPairFinder::validate(const BoxStore& boxes) const {
+    for (std::size_t i = 1; i < m_pairs.size(); ++i) {
+        if (m_pairs[i - 1] >= m_pairs[i]) return false;
+    }
+    for (std::uint32_t slot = 0; slot < boxes.size(); ++slot) {
+        int first, last;
+        slabRange(boxes, slot, first, last);
+        for (int k = 0; k < static_cast<int>(m_slabs.size()); ++k) {
+            const Slab& slab = *m_slabs[static_cast<std::size_t>(k)];
+            const bool in = first <= k && k <= last;
+            const std::uint32_t local = slot < slab.localOf.size() ? slab.localOf[slot] : cNoLocal;
+            if (in != (local != cNoLocal)) return false;
+            if (in && (!slab.store.isLive(local) || slab.globalOf[local] != slot)) return false;
+        }
+    }
+    return true;
+}
+
+std::unique_ptr<PairFinder> createPartitionedCpuPairFinder(int slabs, int threads) {
+    const int hostThreads = threads > 0 ? threads : omp_get_max_threads();
+    std::vector<std::unique_ptr<PairFinder>> finders;
+    for (int k = 0; k < std::max(1, slabs); ++k) {
+        finders.push_back(createCpuPairFinder(std::max(1, hostThreads / std::max(1, slabs))));
+    }
+    return std::make_unique<PartitionedPairFinder>(std::move(finders), hostThreads);
+}
+
+std::unique_ptr<PairFinder> createPartitionedCudaPairFinder(int slabs, const std::vector<int>& devices) {
+    if (devices.empty()) throw std::invalid_argument("bulletgpu: a partitioned CUDA finder needs at least one device");
+    std::vector<std::unique_ptr<PairFinder>> finders;
+    for (int k = 0; k < std::max(1, slabs); ++k) {
+        finders.push_back(createCudaPairFinder(devices[static_cast<std::size_t>(k) % devices.size()]));
+    }
+    return std::make_unique<PartitionedPairFinder>(std::move(finders), std::max(1, slabs));
+}
+
+} // namespace bulletgpu

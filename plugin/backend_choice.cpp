@@ -29,7 +29,8 @@ Backend requestedBackend(const BroadphaseConfig& config) {
 
 SlabPlan BackendChoice::plan(std::uint32_t objects, const SlabPlan& current) const {
     if (!autoSlabs) return SlabPlan{allowGpu ? Backend::Cuda : Backend::Cpu, fixedSlabs};
-    return SlabCostModel::plan(objects, allowGpu, forceGpu, cpuThreads, static_cast<int>(devices.size()), current);
+    return SlabCostModel::plan(objects, allowGpu, forceGpu, cpuThreads, static_cast<int>(devices.size()),
+                               cpuSlabObjects, current);
 }
 
 namespace {
@@ -38,8 +39,10 @@ std::string planText(const BackendChoice& choice) {
     if (!choice.autoSlabs) {
         return std::to_string(choice.fixedSlabs) + " slab" + (choice.fixedSlabs == 1 ? "" : "s") + " as configured";
     }
-    std::string text = "slabs chosen by object count (CPU: one per thread from " +
-                       std::to_string(SlabCostModel::cCpuSlabObjects) + " objects";
+    std::string text =
+        "slabs chosen by object count (CPU: " +
+        (choice.cpuSlabObjects == 0 ? std::string("threads share one sweep")
+                                    : "one slab per thread from " + std::to_string(choice.cpuSlabObjects) + " objects");
     if (choice.allowGpu && !choice.forceGpu) {
         text += "; CUDA from " + std::to_string(SlabCostModel::cGpuObjects) + " objects";
     }
@@ -68,9 +71,9 @@ std::vector<int> usableDevices(const BroadphaseConfig& config, bool strict, std:
         }
         // A device the config names that does not exist is a mistake whenever CUDA works.
         if (strict || (!config.devices.empty() && cudaDeviceCount() > 0)) {
-            throw std::runtime_error("bulletgpu: " +
-                                     std::string(strict ? "Backend::Cuda requested, but " : "config.devices lists ") +
-                                     "CUDA device " + std::to_string(device) + ", which cannot be used: " + probe.reason);
+            throw std::runtime_error(
+                "bulletgpu: " + std::string(strict ? "Backend::Cuda requested, but " : "config.devices lists ") +
+                "CUDA device " + std::to_string(device) + ", which cannot be used: " + probe.reason);
         }
         reason = probe.reason;
         return {};
@@ -95,6 +98,7 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     choice.autoSlabs = config.partitions == 0;
     choice.fixedSlabs = std::max(1, config.partitions);
     choice.cpuThreads = config.threads > 0 ? config.threads : omp_get_max_threads();
+    choice.cpuSlabObjects = config.cpuSlabObjects;
     const Backend requested = requestedBackend(config);
     const std::string cpu =
         "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");
@@ -115,8 +119,8 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
         return choice;
     }
     choice.allowGpu = true;
-    choice.reason = "Auto: " + cpu + " and " + std::to_string(choice.devices.size()) +
-                    " CUDA device(s) usable; " + planText(choice);
+    choice.reason = "Auto: " + cpu + " and " + std::to_string(choice.devices.size()) + " CUDA device(s) usable; " +
+                    planText(choice);
     return choice;
 }
 

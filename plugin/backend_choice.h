@@ -14,13 +14,14 @@ namespace bulletgpu {
 
 /// What a config allows: which backends, which devices, how many CPU threads.
 struct BackendChoice {
-    bool allowGpu = false;       ///< A CUDA device is usable and the config lets the broad phase use it.
-    bool forceGpu = false;       ///< Backend::Cuda was asked for.
-    bool autoSlabs = true;       ///< partitions == 0: the cost model picks the plan as the scene grows.
-    int fixedSlabs = 1;          ///< The slabs asked for when not automatic.
-    int cpuThreads = 1;          ///< Host threads of the CPU backend.
-    std::vector<int> devices;    ///< Usable CUDA devices, in slab order.
-    std::string reason;          ///< The one log line: the backend, and why.
+    bool allowGpu = false;            ///< A CUDA device is usable and the config lets the broad phase use it.
+    bool forceGpu = false;            ///< Backend::Cuda was asked for.
+    bool autoSlabs = true;            ///< partitions == 0: the cost model picks the plan as the scene grows.
+    int fixedSlabs = 1;               ///< The slabs asked for when not automatic.
+    int cpuThreads = 1;               ///< Host threads of the CPU backend.
+    std::uint32_t cpuSlabObjects = 0; ///< Objects from which the CPU splits into slabs (0: never).
+    std::vector<int> devices;         ///< Usable CUDA devices, in slab order.
+    std::string reason;               ///< The one log line: the backend, and why.
 
     /// The plan for this many objects, given the plan in use.
     SlabPlan plan(std::uint32_t objects, const SlabPlan& current) const;

@@ -18,8 +18,6 @@
 namespace bulletgpu {
 namespace {
 
-
-
 void toDoubles(const btVector3& v, double out[3]) {
     out[0] = static_cast<double>(v.getX());
     out[1] = static_cast<double>(v.getY());
@@ -38,10 +36,8 @@ btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
 
 struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
-        : config(config),
-          ownedCache(config.pairCache == nullptr ? new btHashedOverlappingPairCache() : nullptr),
-          cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
-          sync(table, *cache) {
+        : config(config), ownedCache(config.pairCache == nullptr ? new btHashedOverlappingPairCache() : nullptr),
+          cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()), sync(table, *cache) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});
@@ -138,7 +134,8 @@ void Broadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher
 void Broadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                          btDispatcher* dispatcher) {
     auto* slotProxy = static_cast<SlotProxy*>(proxy);
-    if (m_impl->table.update(slotProxy, aabbMin, aabbMax)) m_impl->tree.onChanged(m_impl->table.boxes(), slotProxy->slot);
+    if (m_impl->table.update(slotProxy, aabbMin, aabbMax))
+        m_impl->tree.onChanged(m_impl->table.boxes(), slotProxy->slot);
     if (slotProxy->isGhost) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
 }
 
@@ -227,13 +224,12 @@ void Broadphase::printStats() {
                 s.sweepAxis, s.cells, s.entries, static_cast<unsigned long long>(s.candidates));
     std::printf("  last update %.3f ms%s on %d thread(s): classify %.3f, sort %.3f, sweep %.3f, diff %.3f, "
                 "transfer %.3f; cache sync %.3f ms (%zu found, %zu lost)\n",
-                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs, s.sortMs,
-                s.sweepMs, s.diffMs, s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
+                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs, s.sortMs, s.sweepMs,
+                s.diffMs, s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
     if (s.partitions > 1) {
         std::printf("  %d slabs on axis %d: straddlers %u (%.1f%% of %u objects), imbalance %.3f, migrated %u%s; loads",
-                    s.partitions, s.splitAxis, s.straddlers,
-                    s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0, s.objects, s.imbalance, s.migrated,
-                    s.rebalanced ? ", cuts moved" : "");
+                    s.partitions, s.splitAxis, s.straddlers, s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0,
+                    s.objects, s.imbalance, s.migrated, s.rebalanced ? ", cuts moved" : "");
         for (int k = 0; k < std::min(s.partitions, PairFinderStats::cReportedPartitions); ++k) {
             std::printf(" %u", s.partitionLoads[static_cast<std::size_t>(k)]);
         }

@@ -139,6 +139,17 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
     } else {
         m_scan.assign(boxes.dirtySlots().begin(), boxes.dirtySlots().end());
     }
+    // Each scanned slot's slabs now, computed once for all slabs.
+    const auto scanned = static_cast<std::int64_t>(m_scan.size());
+    m_nextFirst.resize(m_scan.size());
+    m_nextLast.resize(m_scan.size());
+#pragma omp parallel for num_threads(std::min <std::int64_t>(m_hostThreads, 1 + scanned / 4096)) schedule(static)
+    for (std::int64_t i = 0; i < scanned; ++i) {
+        int first, last;
+        slabRange(boxes, m_scan[static_cast<std::size_t>(i)], first, last);
+        m_nextFirst[static_cast<std::size_t>(i)] = first <= last ? static_cast<std::uint8_t>(first) : cNoSlab;
+        m_nextLast[static_cast<std::size_t>(i)] = first <= last ? static_cast<std::uint8_t>(last) : 0;
+    }
     const double distributeMs = millisecondsSince(start);
 
     const auto sweepStart = Clock::now();
@@ -160,11 +171,9 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
             std::rethrow_exception(error);
         }
     }
-    for (std::uint32_t slot : m_scan) {
-        int first, last;
-        slabRange(boxes, slot, first, last);
-        m_first[slot] = first <= last ? static_cast<std::uint8_t>(first) : cNoSlab;
-        m_last[slot] = first <= last ? static_cast<std::uint8_t>(last) : 0;
+    for (std::size_t i = 0; i < m_scan.size(); ++i) {
+        m_first[m_scan[i]] = m_nextFirst[i];
+        m_last[m_scan[i]] = m_nextLast[i];
     }
     m_scanAll = false;
     const double sweepMs = millisecondsSince(sweepStart);
@@ -189,11 +198,13 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
 void PartitionedPairFinder::updateSlab(int index, const BoxStore& boxes, bool filterGroups) {
     Slab& slab = *m_slabs[static_cast<std::size_t>(index)];
     slab.migrated = 0;
-    for (std::uint32_t slot : m_scan) {
-        int first, last;
-        slabRange(boxes, slot, first, last);
-        const bool isIn = first <= index && index <= last;
-        const bool wasIn = m_first[slot] != cNoSlab && m_first[slot] <= index && index <= m_last[slot];
+    const auto slab8 = static_cast<std::uint8_t>(index);
+    for (std::size_t i = 0; i < m_scan.size(); ++i) {
+        const std::uint32_t slot = m_scan[i];
+        // cNoSlab is above every slab index, so a box in no slab is never "in".
+        const bool isIn = m_nextFirst[i] <= slab8 && slab8 <= m_nextLast[i];
+        const bool wasIn = m_first[slot] <= slab8 && slab8 <= m_last[slot];
+        if (!isIn && !wasIn) continue;
         if (isIn) {
             std::uint32_t local = slab.localOf[slot];
             if (!wasIn) {

@@ -68,9 +68,11 @@ private:
     int m_hostThreads;
     bool m_initialised = false;
     SlabSplitter m_splitter;
-    std::vector<std::uint8_t> m_first; // per global slot: first slab it is in (cNoSlab: none)
-    std::vector<std::uint8_t> m_last;  // per global slot: last slab it is in
-    std::vector<std::uint32_t> m_scan; // global slots to re-examine in this update
+    std::vector<std::uint8_t> m_first;     // per global slot: first slab it is in (cNoSlab: none)
+    std::vector<std::uint8_t> m_last;      // per global slot: last slab it is in
+    std::vector<std::uint32_t> m_scan;     // global slots to re-examine in this update
+    std::vector<std::uint8_t> m_nextFirst; // per scanned slot: first slab it is in now (cNoSlab: none)
+    std::vector<std::uint8_t> m_nextLast;  // per scanned slot: last slab it is in now
     bool m_scanAll = true;
     std::vector<std::uint32_t> m_loads;
     std::vector<std::uint64_t> m_pairs;       // the pair set the caller holds (after edits)

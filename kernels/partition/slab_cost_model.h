@@ -22,12 +22,14 @@ struct SlabPlan {
 /// Chooses the backend and the number of slabs from the number of objects, as Avril et al.
 /// 2014 ask for after seeing 4 GPUs lose to 1 on a 260-object scene. Each step up happens at
 /// its threshold and back down only below cHysteresis times it, so a scene hovering around a
-/// threshold does not switch every frame. The CPU thresholds are calibrated by
-/// bulletgpu-bench-partition on the 2-core CI machine (docs/benchmarks/partition-cpu.md); the
-/// GPU thresholds are first estimates that no GPU run has confirmed yet.
+/// threshold does not switch every frame.
+///
+/// On the CPU, bulletgpu-bench-partition on 2 cores (docs/benchmarks/partition-cpu.md) found
+/// the threads sharing one sweep faster than one slab per thread at every size from 10^4 to
+/// 10^6 cubes, so by default the CPU never splits (cpuSlabObjects = 0); machines with more
+/// cores can set a threshold. The GPU thresholds are first estimates that no GPU run has
+/// confirmed yet.
 struct SlabCostModel {
-    /// Objects from which CPU threads each take a slab instead of sharing one sweep.
-    static constexpr std::uint32_t cCpuSlabObjects = 20000;
     /// Objects from which Auto moves the broad phase to a GPU.
     static constexpr std::uint32_t cGpuObjects = 20000;
     /// Objects from which the scene is split across several GPUs, one slab each.
@@ -37,8 +39,9 @@ struct SlabCostModel {
 
     /// The plan for this many objects. allowGpu: Auto or Cuda found a device; forceGpu: Cuda
     /// was asked for. cpuThreads and gpuDevices bound the slabs; current is the plan in use.
+    /// cpuSlabObjects: objects from which CPU threads each take a slab (0: never).
     static SlabPlan plan(std::uint32_t objects, bool allowGpu, bool forceGpu, int cpuThreads, int gpuDevices,
-                         const SlabPlan& current) {
+                         std::uint32_t cpuSlabObjects, const SlabPlan& current) {
         const auto above = [&](std::uint32_t threshold, bool inUse) {
             return inUse ? objects >= threshold * cHysteresis : objects >= threshold;
         };
@@ -51,7 +54,8 @@ struct SlabCostModel {
         }
         next.backend = Backend::Cpu;
         const bool split = !onGpu && current.slabs > 1;
-        next.slabs = cpuThreads > 1 && above(cCpuSlabObjects, split) ? std::min(cpuThreads, 64) : 1;
+        next.slabs =
+            cpuThreads > 1 && cpuSlabObjects > 0 && above(cpuSlabObjects, split) ? std::min(cpuThreads, 64) : 1;
         return next;
     }
 };

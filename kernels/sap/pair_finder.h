@@ -22,31 +22,31 @@ struct PairDeltas {
 
 /// Per-update counters and timings of a pair finder.
 struct PairFinderStats {
-    std::uint32_t objects = 0;       ///< Live usable boxes swept.
-    std::uint32_t hugeObjects = 0;   ///< Boxes too large for the grid, tested against all others.
-    std::uint32_t cells = 0;         ///< Grid cells across the two non-sweep axes.
-    std::uint32_t entries = 0;       ///< Box-in-cell entries swept.
-    int sweepAxis = 0;               ///< Axis the boxes were sorted on.
-    int threads = 1;                 ///< CPU threads the update ran on.
-    std::uint64_t candidates = 0;    ///< Box pairs tested on all three axes.
-    std::uint64_t pairs = 0;         ///< Overlapping pairs after the update.
-    double classifyMs = 0;           ///< Grid choice, cell ranges and huge list.
-    double sortMs = 0;               ///< Endpoint sort and bucketing into cells.
-    double sweepMs = 0;              ///< Sweeps and huge-object tests.
-    double diffMs = 0;               ///< Pair-key sort and the difference with the last update.
-    double transferMs = 0;           ///< Host-device copies (CUDA only).
-    bool skipped = false;            ///< Nothing had changed: the last result stood.
+    std::uint32_t objects = 0;     ///< Live usable boxes swept.
+    std::uint32_t hugeObjects = 0; ///< Boxes too large for the grid, tested against all others.
+    std::uint32_t cells = 0;       ///< Grid cells across the two non-sweep axes.
+    std::uint32_t entries = 0;     ///< Box-in-cell entries swept.
+    int sweepAxis = 0;             ///< Axis the boxes were sorted on.
+    int threads = 1;               ///< CPU threads the update ran on.
+    std::uint64_t candidates = 0;  ///< Box pairs tested on all three axes.
+    std::uint64_t pairs = 0;       ///< Overlapping pairs after the update.
+    double classifyMs = 0;         ///< Grid choice, cell ranges and huge list.
+    double sortMs = 0;             ///< Endpoint sort and bucketing into cells.
+    double sweepMs = 0;            ///< Sweeps and huge-object tests.
+    double diffMs = 0;             ///< Pair-key sort and the difference with the last update.
+    double transferMs = 0;         ///< Host-device copies (CUDA only).
+    bool skipped = false;          ///< Nothing had changed: the last result stood.
 
     /// Most partitions whose loads are reported one by one.
     static constexpr int cReportedPartitions = 16;
-    int partitions = 1;              ///< Slabs the scene was split into (PartitionedPairFinder).
-    int splitAxis = -1;              ///< Axis cut into slabs; -1 when not split.
-    std::uint32_t straddlers = 0;    ///< Extra copies of boxes that cross a cut (sum of loads - objects).
-    std::uint32_t maxLoad = 0;       ///< Boxes in the fullest slab.
-    std::uint32_t migrated = 0;      ///< Boxes that entered or left a slab in this update.
-    double imbalance = 1.0;          ///< Fullest slab's load over the mean load.
+    int partitions = 1;           ///< Slabs the scene was split into (PartitionedPairFinder).
+    int splitAxis = -1;           ///< Axis cut into slabs; -1 when not split.
+    std::uint32_t straddlers = 0; ///< Extra copies of boxes that cross a cut (sum of loads - objects).
+    std::uint32_t maxLoad = 0;    ///< Boxes in the fullest slab.
+    std::uint32_t migrated = 0;   ///< Boxes that entered or left a slab in this update.
+    double imbalance = 1.0;       ///< Fullest slab's load over the mean load.
     std::array<std::uint32_t, cReportedPartitions> partitionLoads{}; ///< Boxes per slab (first slabs).
-    bool rebalanced = false;         ///< The cuts moved (or the axis changed) in this update.
+    bool rebalanced = false; ///< The cuts moved (or the axis changed) in this update.
 };
 
 /// Remembers what the last full update saw, so that an update with nothing new is skipped.

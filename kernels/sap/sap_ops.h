@@ -11,10 +11,10 @@ namespace bulletgpu {
 
 /// Non-owning view of a box store's arrays (host or device pointers), passed by value.
 struct BoxArraysView {
-    const float* min[3];      ///< Lower bounds per axis, rounded down to float.
-    const float* max[3];      ///< Upper bounds per axis, rounded up to float.
-    const double* exactMin[3]; ///< Exact lower bounds, or null when not kept.
-    const double* exactMax[3]; ///< Exact upper bounds, or null when not kept.
+    const float* min[3];        ///< Lower bounds per axis, rounded down to float.
+    const float* max[3];        ///< Upper bounds per axis, rounded up to float.
+    const double* exactMin[3];  ///< Exact lower bounds, or null when not kept.
+    const double* exactMax[3];  ///< Exact upper bounds, or null when not kept.
     const std::uint32_t* group; ///< Collision filter groups.
     const std::uint32_t* mask;  ///< Collision filter masks.
 };
@@ -24,9 +24,9 @@ struct BoxArraysView {
 /// lower bounds on the split axis, lies in [lo, hi). Both boxes of an overlapping pair contain
 /// that point, so the one slab that holds it reports the pair. An infinite hi is inclusive.
 struct PairOwnership {
-    int axis = -1;                ///< Split axis; -1 keeps every pair.
-    float lo = -HUGE_VALF;        ///< Lower edge of the slab (inclusive).
-    float hi = HUGE_VALF;         ///< Upper edge of the slab (exclusive unless infinite).
+    int axis = -1;         ///< Split axis; -1 keeps every pair.
+    float lo = -HUGE_VALF; ///< Lower edge of the slab (inclusive).
+    float hi = HUGE_VALF;  ///< Upper edge of the slab (exclusive unless infinite).
 
     /// Whether two windows keep the same pairs.
     BULLETGPU_HD bool operator==(const PairOwnership& other) const {

@@ -85,7 +85,8 @@ void shift(TestBox& b, int axis, double by) {
 
 TEST_CASE("PartitionedPairFinder: every K equals K = 1 and brute force under churn", "[partition]") {
     const int slabs = GENERATE(1, 2, 3, 4, 7);
-    const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
+    const SceneKind kind =
+        GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 5, 400, 1200);
     const bool exact = GENERATE(false, true);
     CAPTURE(slabs, sceneName(kind), n, exact);
@@ -290,8 +291,8 @@ TEST_CASE("PartitionedPairFinder: group filtering and slots reused within an upd
 
 TEST_CASE("PartitionedPairFinder: edits shift the starting point of the next difference", "[partition]") {
     BoxStore store;
-    const TestBox b0 = makeBox(0, 0, 0, 1, 1, 1), b1 = makeBox(0.5, 0.5, 0.5, 20, 2, 2), b2 = makeBox(30, 0, 0, 31, 1, 1),
-                  b3 = makeBox(30.5, 0, 0, 31.5, 1, 1);
+    const TestBox b0 = makeBox(0, 0, 0, 1, 1, 1), b1 = makeBox(0.5, 0.5, 0.5, 20, 2, 2),
+                  b2 = makeBox(30, 0, 0, 31, 1, 1), b3 = makeBox(30.5, 0, 0, 31.5, 1, 1);
     store.insert(0, b0.min, b0.max, 1, ~0u);
     store.insert(1, b1.min, b1.max, 1, ~0u);
     store.insert(2, b2.min, b2.max, 1, ~0u);

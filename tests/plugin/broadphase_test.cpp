@@ -3,9 +3,9 @@
 
 #include <bulletgpu/Broadphase.h>
 
-#include "kernels/partition/slab_cost_model.h"
-
 #include <BulletCollision/BroadphaseCollision/btSimpleBroadphase.h>
+
+#include "kernels/partition/slab_cost_model.h"
 
 #include <catch2/catch.hpp>
 
@@ -333,10 +333,11 @@ TEST_CASE("Broadphase: K slabs equal brute force and btSimpleBroadphase under ch
 TEST_CASE("Broadphase: automatic slabs follow the object count and keep the pairs exact", "[broadphase][partition]") {
     BroadphaseConfig config = cpuConfig();
     config.threads = 2;
+    config.cpuSlabObjects = 8000;
     auto broadphase = std::make_unique<Broadphase>(config);
     Broadphase& ours = *broadphase;
-    BroadphaseHarness harness(std::move(broadphase), 40000);
-    const std::size_t small = 1000, large = SlabCostModel::cCpuSlabObjects + 2000;
+    BroadphaseHarness harness(std::move(broadphase), 12000);
+    const std::size_t small = 1000, large = 10000;
     SceneGenerator generator(11);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, large);
     const auto grow = [&](std::size_t from, std::size_t to) {
@@ -366,6 +367,21 @@ TEST_CASE("Broadphase: automatic slabs follow the object count and keep the pair
     }
     stepAndCompare();
     CHECK(ours.partitions() == 1);
+}
+
+TEST_CASE("Broadphase: by default the CPU threads share one sweep at any size", "[broadphase][partition]") {
+    for (std::uint32_t objects : {0u, 1000u, 100000u, 10000000u}) {
+        const SlabPlan plan = SlabCostModel::plan(objects, false, false, 16, 0, 0, SlabPlan{});
+        CHECK(plan.backend == Backend::Cpu);
+        CHECK(plan.slabs == 1);
+    }
+    // A GPU takes over from cGpuObjects, and gives back only below cHysteresis of it.
+    const SlabPlan gpu = SlabCostModel::plan(SlabCostModel::cGpuObjects, true, false, 2, 1, 0, SlabPlan{});
+    CHECK(gpu.backend == Backend::Cuda);
+    const auto hovering = static_cast<std::uint32_t>(SlabCostModel::cGpuObjects * 0.9);
+    CHECK(SlabCostModel::plan(hovering, true, false, 2, 1, 0, gpu).backend == Backend::Cuda);
+    CHECK(SlabCostModel::plan(hovering, true, false, 2, 1, 0, SlabPlan{}).backend == Backend::Cpu);
+    CHECK(SlabCostModel::plan(SlabCostModel::cMultiGpuObjects, true, false, 2, 4, 0, gpu).slabs == 4);
 }
 
 TEST_CASE("Broadphase: bad partition and device settings are clear errors", "[broadphase][partition]") {

@@ -29,6 +29,10 @@ struct BroadphaseConfig {
     /// on its own CPU thread or GPU, and the results merge exactly. 0 chooses the backend and
     /// the slabs from the object count (SlabCostModel, see the README); 1 never splits; at most 64.
     int partitions = 0;
+    /// With partitions == 0: the object count from which the CPU threads each take a slab
+    /// instead of sharing one sweep. 0 never splits on the CPU, the faster choice at every
+    /// size measured on 2 cores (docs/benchmarks/partition-cpu.md).
+    std::uint32_t cpuSlabObjects = 0;
     /// Proxies to reserve room for up front (grows on demand).
     std::uint32_t initialCapacity = 1024;
     /// Pair cache to fill; null makes the broadphase own a btHashedOverlappingPairCache.

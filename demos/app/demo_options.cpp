@@ -18,7 +18,8 @@ constexpr const char* cUsage =
     "\n"
     "Steps a scene file headlessly with one or several broadphases and prints a per-phase table.\n"
     "  --scene FILE        scene to run (default: %s)\n"
-    "  --broadphase NAME   one of: dbvt sap simple bulletgpu bulletgpu-cpu bulletgpu-cuda (default: bulletgpu)\n"
+    "  --broadphase NAME   one of: dbvt sap simple bulletgpu bulletgpu-cpu bulletgpu-cuda (default: bulletgpu);\n"
+    "                      the bulletgpu names take -k<K> for K slabs, e.g. bulletgpu-cpu-k2\n"
     "  --compare [LIST]    run several broadphases on the same scene (default list: dbvt,bulletgpu);\n"
     "                      the first is the reference for time ratios and physics agreement\n"
     "  --steps N           steps per run (default: the scene file's own count)\n"
@@ -55,11 +56,10 @@ int parsePositive(const std::string& option, const std::string& text) {
 }
 
 void checkBroadphaseName(const std::string& name) {
-    for (const std::string& known : broadphaseNames()) {
-        if (known == name) return;
-    }
+    if (isBroadphaseName(name)) return;
     throw std::invalid_argument("unknown broadphase '" + name +
-                                "' (dbvt, sap, simple, bulletgpu, bulletgpu-cpu or bulletgpu-cuda)");
+                                "' (dbvt, sap, simple, bulletgpu, bulletgpu-cpu or bulletgpu-cuda, the last three "
+                                "optionally with -k<slabs>, e.g. bulletgpu-cpu-k2)");
 }
 
 } // namespace

@@ -69,6 +69,11 @@ TEST_CASE("Demo options: defaults, lists and errors", "[demo]") {
     CHECK_THROWS_WITH(parse({"--steps", "0"}), Catch::Contains("--steps needs a positive integer"));
     CHECK_THROWS_WITH(parse({"--steps", "12x"}), Catch::Contains("got '12x'"));
     CHECK_THROWS_WITH(parse({"--broadphase", "octree"}), Catch::Contains("unknown broadphase 'octree'"));
+    CHECK_NOTHROW(parse({"--broadphase", "bulletgpu-cpu-k4"}));
+    CHECK_NOTHROW(parse({"--compare", "bulletgpu-cpu-k1,bulletgpu-cpu-k2,bulletgpu-k7"}));
+    CHECK_THROWS_WITH(parse({"--broadphase", "bulletgpu-cpu-k0"}), Catch::Contains("unknown broadphase"));
+    CHECK_THROWS_WITH(parse({"--broadphase", "bulletgpu-cpu-k65"}), Catch::Contains("unknown broadphase"));
+    CHECK_THROWS_WITH(parse({"--broadphase", "dbvt-k2"}), Catch::Contains("unknown broadphase"));
     CHECK_THROWS_WITH(parse({"--frobnicate"}), Catch::Contains("unknown option '--frobnicate'"));
     CHECK_THROWS_WITH(parse({"--scene"}), Catch::Contains("--scene needs a value"));
     CHECK_THROWS_WITH(parse({"--size", "640"}), Catch::Contains("--size needs WxH"));

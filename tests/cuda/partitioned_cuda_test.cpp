@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: Zlib
+// K slabs on streams of one CUDA device against the CPU finder: identical pair sets and deltas,
+// frame by frame, with boxes crossing the cuts. Skips with a warning when no device is usable.
+#include "kernels/common/cuda_device.h"
+#include "kernels/partition/partitioned_pair_finder.h"
+#include "kernels/sap/pair_finder_cpu.h"
+#include "support/random_scenes.h"
+
+#include <catch2/catch.hpp>
+
+#include <memory>
+#include <vector>
+
+using namespace bulletgpu;
+using namespace bulletgpu::test;
+
+TEST_CASE("Partitioned CUDA finder: K streams on one device equal the CPU finder", "[cuda][partition]") {
+    const CudaDeviceProbe probe = probeCudaDevice(0);
+    if (!probe.usable) {
+        WARN("partitioned CUDA test skipped: " << probe.reason);
+        return;
+    }
+    const int slabs = GENERATE(1, 2, 3, 4, 7);
+    const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis);
+    CAPTURE(slabs, sceneName(kind));
+    const std::size_t n = 20000;
+    SceneGenerator generator(static_cast<std::uint32_t>(slabs * 7 + static_cast<int>(kind)));
+    std::vector<TestBox> boxes = generator.scene(kind, n);
+    BoxStore gpuStore, cpuStore;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        gpuStore.insert(i, boxes[i].min, boxes[i].max, 1, ~0u);
+        cpuStore.insert(i, boxes[i].min, boxes[i].max, 1, ~0u);
+    }
+    const std::unique_ptr<PairFinder> gpu = createPartitionedCudaPairFinder(slabs, {0});
+    PairFinderCpu cpu(2);
+    for (int frame = 0; frame < 10; ++frame) {
+        PairDeltas gpuDeltas, cpuDeltas;
+        gpu->update(gpuStore, true, gpuDeltas);
+        cpu.update(cpuStore, true, cpuDeltas);
+        REQUIRE(gpuDeltas.found == cpuDeltas.found);
+        REQUIRE(gpuDeltas.lost == cpuDeltas.lost);
+        REQUIRE(static_cast<const PartitionedPairFinder&>(*gpu).pairs() == cpu.pairs());
+        for (std::uint32_t i = 0; i < n; ++i) {
+            generator.jitter(boxes[i], frame % 3 == 2 ? 4.0 : 0.1);
+            gpuStore.update(i, boxes[i].min, boxes[i].max);
+            cpuStore.update(i, boxes[i].min, boxes[i].max);
+        }
+    }
+}

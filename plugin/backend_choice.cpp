@@ -57,10 +57,11 @@ std::string planText(const BackendChoice& choice) {
 std::vector<int> usableDevices(const BroadphaseConfig& config, bool strict, std::string& reason) {
     std::vector<int> listed = config.devices;
     if (listed.empty()) {
+        listed.push_back(config.cudaDevice);
         const int count = cudaDeviceCount();
-        for (int device = 0; device < count; ++device) listed.push_back(device);
-        if (listed.empty()) listed.push_back(config.cudaDevice); // probed below for the reason
-        if (count == 1) listed.front() = config.cudaDevice;
+        for (int device = 0; device < count; ++device) {
+            if (device != config.cudaDevice) listed.push_back(device);
+        }
     }
     std::vector<int> usable;
     for (int device : listed) {

@@ -93,6 +93,7 @@ void PartitionedPairFinder::reset() {
     }
     m_first.clear();
     m_last.clear();
+    m_objects = 0;
     m_splitter.reset();
     m_scanAll = true;
     m_pairs.clear();
@@ -172,8 +173,12 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
         }
     }
     for (std::size_t i = 0; i < m_scan.size(); ++i) {
-        m_first[m_scan[i]] = m_nextFirst[i];
-        m_last[m_scan[i]] = m_nextLast[i];
+        const std::uint32_t slot = m_scan[i];
+        const bool was = m_first[slot] != cNoSlab, now = m_nextFirst[i] != cNoSlab;
+        if (now && !was) ++m_objects;
+        if (was && !now) --m_objects;
+        m_first[slot] = m_nextFirst[i];
+        m_last[slot] = m_nextLast[i];
     }
     m_scanAll = false;
     const double sweepMs = millisecondsSince(sweepStart);
@@ -185,7 +190,7 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
     m_stats.classifyMs = distributeMs;
     m_stats.sweepMs = sweepMs;
     m_stats.diffMs = millisecondsSince(mergeStart);
-    fillStats(boxes, distributeMs);
+    fillStats(distributeMs);
     m_stats.threads = threads;
 
     m_gate.record(boxes, filterGroups);
@@ -248,12 +253,11 @@ void PartitionedPairFinder::merge(PairDeltas& deltas) {
     m_found.clear();
     m_lost.clear();
     for (const auto& slab : m_slabs) {
-        const std::size_t foundAt = m_found.size(), lostAt = m_lost.size();
         m_found.insert(m_found.end(), slab->found.begin(), slab->found.end());
         m_lost.insert(m_lost.end(), slab->lost.begin(), slab->lost.end());
-        std::inplace_merge(m_found.begin(), m_found.begin() + static_cast<std::ptrdiff_t>(foundAt), m_found.end());
-        std::inplace_merge(m_lost.begin(), m_lost.begin() + static_cast<std::ptrdiff_t>(lostAt), m_lost.end());
     }
+    std::sort(m_found.begin(), m_found.end());
+    std::sort(m_lost.begin(), m_lost.end());
     deltas.found.clear();
     deltas.lost.clear();
     std::set_difference(m_found.begin(), m_found.end(), m_lost.begin(), m_lost.end(), std::back_inserter(deltas.found));
@@ -318,11 +322,10 @@ void PartitionedPairFinder::applyEdits(const std::vector<std::uint64_t>& added,
     m_pairs.swap(m_scratch);
 }
 
-void PartitionedPairFinder::fillStats(const BoxStore& boxes, double distributeMs) {
+void PartitionedPairFinder::fillStats(double distributeMs) {
     m_stats.partitions = static_cast<int>(m_slabs.size());
     m_stats.splitAxis = m_slabs.size() > 1 ? m_splitter.cuts().axis : -1;
     std::uint64_t total = 0;
-    std::uint32_t objects = 0;
     for (std::size_t k = 0; k < m_slabs.size(); ++k) {
         const Slab& slab = *m_slabs[k];
         const PairFinderStats& s = slab.finder->stats();
@@ -339,11 +342,8 @@ void PartitionedPairFinder::fillStats(const BoxStore& boxes, double distributeMs
         m_stats.sortMs += s.sortMs;
         m_stats.sweepAxis = s.sweepAxis;
     }
-    for (std::uint32_t slot = 0; slot < boxes.size() && slot < m_first.size(); ++slot) {
-        objects += m_first[slot] != cNoSlab ? 1u : 0u;
-    }
-    m_stats.objects = objects;
-    m_stats.straddlers = static_cast<std::uint32_t>(total - objects);
+    m_stats.objects = m_objects;
+    m_stats.straddlers = static_cast<std::uint32_t>(total - m_objects);
     const double mean = static_cast<double>(total) / static_cast<double>(m_slabs.size());
     m_stats.imbalance = mean > 0 ? m_stats.maxLoad / mean : 1.0;
     m_stats.pairs = m_pairs.size();

@@ -62,7 +62,7 @@ private:
     void slabRange(const BoxStore& boxes, std::uint32_t slot, int& first, int& last) const;
     /// Merges the slabs' deltas, reconciles them with the edits and updates the pair set.
     void merge(PairDeltas& deltas);
-    void fillStats(const BoxStore& boxes, double distributeMs);
+    void fillStats(double distributeMs);
 
     std::vector<std::unique_ptr<Slab>> m_slabs;
     int m_hostThreads;
@@ -74,6 +74,7 @@ private:
     std::vector<std::uint8_t> m_nextFirst; // per scanned slot: first slab it is in now (cNoSlab: none)
     std::vector<std::uint8_t> m_nextLast;  // per scanned slot: last slab it is in now
     bool m_scanAll = true;
+    std::uint32_t m_objects = 0; // global slots in at least one slab
     std::vector<std::uint32_t> m_loads;
     std::vector<std::uint64_t> m_pairs;       // the pair set the caller holds (after edits)
     std::vector<std::uint64_t> m_editAdded;   // pairs edits put into m_pairs that the slabs do not hold

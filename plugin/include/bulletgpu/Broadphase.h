@@ -19,11 +19,12 @@ struct BroadphaseConfig {
     Backend backend = Backend::Auto;
     /// CPU threads for the CPU backend and host-side work; 0 uses OpenMP's default.
     int threads = 0;
-    /// CUDA device for the CUDA backend when `devices` is empty and one GPU is used.
+    /// CUDA device of a one-GPU plan when `devices` is empty.
     int cudaDevice = 0;
     /// CUDA devices the scene may be split across, one slab each (several slabs on one device
-    /// run on separate streams). Empty: every device the CUDA runtime sees. A listed device
-    /// that does not exist is an error (std::runtime_error) whenever CUDA itself works.
+    /// run on separate streams); a one-GPU plan uses the first. Empty: cudaDevice, then every
+    /// other device the CUDA runtime sees. A listed device that does not exist is an error
+    /// (std::runtime_error) whenever CUDA itself works.
     std::vector<int> devices;
     /// Slabs the scene is split into along its best axis (Avril et al. 2014): each slab runs
     /// on its own CPU thread or GPU, and the results merge exactly. 0 chooses the backend and

@@ -283,41 +283,32 @@ void PartitionedPairFinder::merge(PairDeltas& deltas) {
     m_editRemoved.clear();
 }
 
+void PartitionedPairFinder::recordEdit(std::vector<std::uint64_t>& undone, std::vector<std::uint64_t>& recorded) {
+    // m_found holds the pairs the edit changes. Those an earlier edit made differ from the
+    // slabs' union now agree with it again; the others now differ the other way.
+    m_lost.clear();
+    std::set_difference(m_found.begin(), m_found.end(), undone.begin(), undone.end(), std::back_inserter(m_lost));
+    m_scratch.clear();
+    std::set_difference(undone.begin(), undone.end(), m_found.begin(), m_found.end(), std::back_inserter(m_scratch));
+    undone.swap(m_scratch);
+    m_scratch.clear();
+    std::set_union(recorded.begin(), recorded.end(), m_lost.begin(), m_lost.end(), std::back_inserter(m_scratch));
+    recorded.swap(m_scratch);
+}
+
 void PartitionedPairFinder::applyEdits(const std::vector<std::uint64_t>& added,
                                        const std::vector<std::uint64_t>& removed) {
     if (added.empty() && removed.empty()) return;
     m_gate.open(); // the next update runs, so refused pairs are offered again
-    // Removals of pairs the set holds: one put there by an edit stops differing from the
-    // slabs' union; any other now differs the other way.
     m_found.clear();
     std::set_intersection(removed.begin(), removed.end(), m_pairs.begin(), m_pairs.end(), std::back_inserter(m_found));
-    m_lost.clear();
-    std::set_difference(m_found.begin(), m_found.end(), m_editAdded.begin(), m_editAdded.end(),
-                        std::back_inserter(m_lost));
-    m_scratch.clear();
-    std::set_difference(m_editAdded.begin(), m_editAdded.end(), m_found.begin(), m_found.end(),
-                        std::back_inserter(m_scratch));
-    m_editAdded.swap(m_scratch);
-    m_scratch.clear();
-    std::set_union(m_editRemoved.begin(), m_editRemoved.end(), m_lost.begin(), m_lost.end(),
-                   std::back_inserter(m_scratch));
-    m_editRemoved.swap(m_scratch);
+    recordEdit(m_editAdded, m_editRemoved);
     applySorted(m_pairs, {}, m_found, m_scratch);
     m_pairs.swap(m_scratch);
 
-    // Additions of pairs the set lacks, likewise.
     m_found.clear();
     std::set_difference(added.begin(), added.end(), m_pairs.begin(), m_pairs.end(), std::back_inserter(m_found));
-    m_lost.clear();
-    std::set_difference(m_found.begin(), m_found.end(), m_editRemoved.begin(), m_editRemoved.end(),
-                        std::back_inserter(m_lost));
-    m_scratch.clear();
-    std::set_difference(m_editRemoved.begin(), m_editRemoved.end(), m_found.begin(), m_found.end(),
-                        std::back_inserter(m_scratch));
-    m_editRemoved.swap(m_scratch);
-    m_scratch.clear();
-    std::set_union(m_editAdded.begin(), m_editAdded.end(), m_lost.begin(), m_lost.end(), std::back_inserter(m_scratch));
-    m_editAdded.swap(m_scratch);
+    recordEdit(m_editRemoved, m_editAdded);
     applySorted(m_pairs, m_found, {}, m_scratch);
     m_pairs.swap(m_scratch);
 }

@@ -63,6 +63,9 @@ private:
     /// Merges the slabs' deltas, reconciles them with the edits and updates the pair set.
     void merge(PairDeltas& deltas);
     void fillStats(double distributeMs);
+    /// Books an edit of the pairs in m_found against the slabs' union: pairs in `undone` (put
+    /// there by the opposite edit) leave it, the others join `recorded`.
+    void recordEdit(std::vector<std::uint64_t>& undone, std::vector<std::uint64_t>& recorded);
 
     std::vector<std::unique_ptr<Slab>> m_slabs;
     int m_hostThreads;

@@ -144,7 +144,8 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
     const auto scanned = static_cast<std::int64_t>(m_scan.size());
     m_nextFirst.resize(m_scan.size());
     m_nextLast.resize(m_scan.size());
-#pragma omp parallel for num_threads(std::min <std::int64_t>(m_hostThreads, 1 + scanned / 4096)) schedule(static)
+    const auto rangeThreads = static_cast<int>(std::min<std::int64_t>(m_hostThreads, 1 + scanned / 4096));
+#pragma omp parallel for num_threads(rangeThreads) schedule(static)
     for (std::int64_t i = 0; i < scanned; ++i) {
         int first, last;
         slabRange(boxes, m_scan[static_cast<std::size_t>(i)], first, last);

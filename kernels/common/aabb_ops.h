@@ -35,30 +35,58 @@ BULLETGPU_HD bool isUsableBox(Real minX, Real minY, Real minZ, Real maxX, Real m
     return minX <= maxX && minY <= maxY && minZ <= maxZ;
 }
 
+/// The float's bits.
+BULLETGPU_HD std::uint32_t floatBits(float value) {
+#if defined(__CUDA_ARCH__)
+    return __float_as_uint(value);
+#else
+    std::uint32_t bits;
+    std::memcpy(&bits, &value, sizeof(bits));
+    return bits;
+#endif
+}
+
+/// The float with these bits.
+BULLETGPU_HD float floatFromBits(std::uint32_t bits) {
+#if defined(__CUDA_ARCH__)
+    return __uint_as_float(bits);
+#else
+    float value;
+    std::memcpy(&value, &bits, sizeof(value));
+    return value;
+#endif
+}
+
+/// The next float below a number (as nextafterf(value, -inf), without the library call): -inf
+/// stays, +inf gives the largest float, 0 the smallest negative subnormal; NaN stays.
+BULLETGPU_HD float floatStepDown(float value) {
+    if (value != value) return value;
+    if (value == 0.0f) return -floatFromBits(1u);
+    const std::uint32_t bits = floatBits(value);
+    if (bits == 0xff800000u) return value;
+    return floatFromBits(value > 0.0f ? bits - 1u : bits + 1u);
+}
+
+/// The next float above a number (as nextafterf(value, +inf)): +inf stays, -inf gives the
+/// lowest float, 0 the smallest positive subnormal; NaN stays.
+BULLETGPU_HD float floatStepUp(float value) {
+    if (value != value) return value;
+    if (value == 0.0f) return floatFromBits(1u);
+    const std::uint32_t bits = floatBits(value);
+    if (bits == 0x7f800000u) return value;
+    return floatFromBits(value > 0.0f ? bits + 1u : bits - 1u);
+}
+
 /// Nearest float at or below a double (rounds toward -infinity).
 BULLETGPU_HD float floatBelow(double value) {
-    float f = static_cast<float>(value);
-    if (static_cast<double>(f) > value) {
-#if defined(__CUDA_ARCH__)
-        f = nextafterf(f, -INFINITY);
-#else
-        f = __builtin_nextafterf(f, -__builtin_inff());
-#endif
-    }
-    return f;
+    const float f = static_cast<float>(value);
+    return static_cast<double>(f) > value ? floatStepDown(f) : f;
 }
 
 /// Nearest float at or above a double (rounds toward +infinity).
 BULLETGPU_HD float floatAbove(double value) {
-    float f = static_cast<float>(value);
-    if (static_cast<double>(f) < value) {
-#if defined(__CUDA_ARCH__)
-        f = nextafterf(f, INFINITY);
-#else
-        f = __builtin_nextafterf(f, __builtin_inff());
-#endif
-    }
-    return f;
+    const float f = static_cast<float>(value);
+    return static_cast<double>(f) < value ? floatStepUp(f) : f;
 }
 
 /// Canonical key of an unordered pair of slots: lower slot in the high 32 bits.

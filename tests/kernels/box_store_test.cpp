@@ -55,9 +55,21 @@ TEST_CASE("BoxStore: NaN and inverted boxes are unusable", "[boxstore]") {
 }
 
 TEST_CASE("orderedFloatKey preserves float order", "[aabb]") {
-    const float values[] = {-std::numeric_limits<float>::infinity(), -1e30f, -1.0f, -0.0f, 0.0f, 1e-30f, 1.0f,
-                            3e38f, std::numeric_limits<float>::infinity()};
+    const float values[] = {-std::numeric_limits<float>::infinity(), -1e30f, -1.0f, -0.0f, 0.0f, 1e-30f, 1.0f, 3e38f,
+                            std::numeric_limits<float>::infinity()};
     for (std::size_t i = 1; i < sizeof(values) / sizeof(values[0]); ++i) {
         CHECK(orderedFloatKey(values[i - 1]) <= orderedFloatKey(values[i]));
     }
+}
+
+TEST_CASE("floatStepDown and floatStepUp match nextafterf", "[aabb]") {
+    const float inf = std::numeric_limits<float>::infinity();
+    const float values[] = {0.0f,  -0.0f,   1.0f,           -1.0f,         1e-45f, -1e-45f, 1.17549435e-38f,
+                            -2.5f, 3.0e38f, -3.4028235e38f, 3.4028235e38f, 0.1f,   -inf,    inf};
+    for (const float value : values) {
+        CHECK(floatStepDown(value) == std::nextafterf(value, -inf));
+        CHECK(floatStepUp(value) == std::nextafterf(value, inf));
+    }
+    CHECK(std::isnan(floatStepDown(std::nanf(""))));
+    CHECK(std::isnan(floatStepUp(std::nanf(""))));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/aabb_ops.h"
 #include "kernels/common/host_device.h"
 
 #include <cfloat>
@@ -8,7 +9,7 @@
 #include <cstdint>
 
 /// Per-element math of the sphere-chain engine, shared by the CPU (OpenMP) and CUDA paths:
-/// the enclosing sphere of two spheres, the overlap tests, the walk of the implicit
+/// the enclosing sphere of two spheres, the boxes, the overlap tests, the walk of the implicit
 /// hierarchy and the contact of a confirmed pair.
 ///
 /// The conservative rule. A pair of leaf spheres is in contact when, in double precision,
@@ -20,6 +21,8 @@
 ///  - the float test (spheresMayTouch) accepts d^2 <= (ra + rb)^2 * (1 + 2^-16) + FLT_MIN.
 ///    Float differences, squares and sums err by at most about 10 ulps (2^-24 each), far
 ///    inside the 2^-16 relative slack; FLT_MIN covers underflow of tiny radii.
+///  - boxes are grown and rounded outward at the leaves and merged exactly (boxAroundSphere,
+///    parentBox).
 /// A leaf that touches another leaf therefore touches every ancestor of it, passes every
 /// float test on the way down, and is then confirmed in double. Centres and radii must be
 /// finite with |coordinate| and radius below 1e18 (squares stay finite in float).
@@ -31,6 +34,14 @@ struct ChainSphere {
     float x, y, z, r;
 };
 
+/// An axis-aligned box around a node's leaves, rounded outward: the hierarchy's second bounding
+/// volume. A sphere that encloses an arc of a coiled chain is far larger than the arc; the box
+/// of a flat arc is not, so testing both culls most of the pairs of neighbouring turns.
+struct ChainBox {
+    float lo[3]; ///< Lower corner.
+    float hi[3]; ///< Upper corner.
+};
+
 /// One contact between two spheres; pairs are reported once with (chainA, sphereA) before
 /// (chainB, sphereB) in (chain, sphere) order.
 struct ChainContact {
@@ -39,7 +50,7 @@ struct ChainContact {
     std::uint32_t chainB;  ///< Chain of the second sphere.
     std::uint32_t sphereB; ///< Index of the second sphere in its chain.
     double depth;          ///< Penetration depth rA + rB - distance (0 when touching).
-    double normal[3];      ///< Unit vector from the second sphere's centre to the first's; (0, 0, 1) when they coincide.
+    double normal[3]; ///< Unit vector from the second sphere's centre to the first's; (0, 0, 1) when they coincide.
 };
 
 /// What a contact query reports.
@@ -68,6 +79,8 @@ struct ChainCandidates {
 
 /// Relative slack of the float test (2^-16).
 constexpr float cChainFloatSlack = 1.52587890625e-5f;
+/// Relative growth of a leaf's radius in its box (2^-20).
+constexpr float cChainBoxGrowth = 9.5367431640625e-7f;
 /// Relative margin of the double containment test in encloseSpheres (2^-48).
 constexpr double cChainContainMargin = 3.552713678800501e-15;
 
@@ -119,12 +132,44 @@ BULLETGPU_HD ChainSphere encloseSpheres(const ChainSphere& a, const ChainSphere&
     return ChainSphere{cx, cy, cz, nextafterf(rounded, FLT_MAX)};
 }
 
+/// The box around a leaf sphere: the radius grown by 2^-20 of itself (far more than the double
+/// predicate's rounding, which may accept centres up to about 2^-50 of (ra + rb) too far apart),
+/// and each bound rounded one float outward, so that every pair the double predicate accepts
+/// has overlapping boxes.
+BULLETGPU_HD ChainBox boxAroundSphere(const ChainSphere& s) {
+    const float reach = s.r + s.r * cChainBoxGrowth;
+    return ChainBox{{floatStepDown(s.x - reach), floatStepDown(s.y - reach), floatStepDown(s.z - reach)},
+                    {floatStepUp(s.x + reach), floatStepUp(s.y + reach), floatStepUp(s.z + reach)}};
+}
+
+/// Whether two boxes overlap (inclusive, exact in float). Two leaves in contact have overlapping
+/// exact intervals on every axis, so their boxes, and every pair of their ancestors' boxes, overlap.
+BULLETGPU_HD bool boxesOverlap(const ChainBox& a, const ChainBox& b) {
+    return a.lo[0] <= b.hi[0] && b.lo[0] <= a.hi[0] && a.lo[1] <= b.hi[1] && b.lo[1] <= a.hi[1] && a.lo[2] <= b.hi[2] &&
+           b.lo[2] <= a.hi[2];
+}
+
 /// Node k of level `level` (>= 1) from its children on the level below.
 BULLETGPU_HD ChainSphere parentNode(const ChainSphere* nodes, const ChainLevels& tree, int level, std::uint32_t k) {
     const ChainSphere* below = nodes + tree.offset[level - 1];
     const std::uint32_t left = 2 * k;
     if (left + 1 == tree.count[level - 1]) return below[left];
     return encloseSpheres(below[left], below[left + 1]);
+}
+
+/// The box of node k of level `level` (>= 1): the union of its children's boxes.
+BULLETGPU_HD ChainBox parentBox(const ChainBox* boxes, const ChainLevels& tree, int level, std::uint32_t k) {
+    const ChainBox* below = boxes + tree.offset[level - 1];
+    const std::uint32_t left = 2 * k;
+    if (left + 1 == tree.count[level - 1]) return below[left];
+    const ChainBox& a = below[left];
+    const ChainBox& b = below[left + 1];
+    ChainBox box;
+    for (int axis = 0; axis < 3; ++axis) {
+        box.lo[axis] = a.lo[axis] < b.lo[axis] ? a.lo[axis] : b.lo[axis];
+        box.hi[axis] = a.hi[axis] > b.hi[axis] ? a.hi[axis] : b.hi[axis];
+    }
+    return box;
 }
 
 /// The spheres that global sphere `i`, of a chain ending before global index `chainEnd`, is
@@ -138,11 +183,14 @@ BULLETGPU_HD ChainCandidates candidatesOf(std::uint32_t i, std::uint32_t chainEn
     return ChainCandidates{begin, end > begin ? end : begin};
 }
 
-/// Walks the hierarchy stacklessly, left to right, for the leaves in `range` that touch
-/// `query` (confirmed in double), calling visit(leaf) in increasing leaf order.
+/// Walks the hierarchy stacklessly, left to right, for the leaves in `range` that touch leaf
+/// `query` (confirmed in double), calling visit(leaf) in increasing leaf order. A node is entered
+/// when both its box and its sphere meet the query's.
 template <typename Visit>
-BULLETGPU_HD void visitTouchingLeaves(const ChainSphere* nodes, const ChainLevels& tree, const ChainSphere& query,
-                                      ChainCandidates range, Visit& visit) {
+BULLETGPU_HD void visitTouchingLeaves(const ChainSphere* nodes, const ChainBox* boxes, const ChainLevels& tree,
+                                      std::uint32_t queryLeaf, ChainCandidates range, Visit& visit) {
+    const ChainSphere query = nodes[queryLeaf];
+    const ChainBox queryBox = boxes[queryLeaf];
     if (range.begin >= range.end) return;
     const int top = tree.levels - 1;
     const std::uint64_t leafCount = tree.count[0];
@@ -154,8 +202,9 @@ BULLETGPU_HD void visitTouchingLeaves(const ChainSphere* nodes, const ChainLevel
         const std::uint64_t next = (static_cast<std::uint64_t>(k) + 1) << level;
         const std::uint64_t last = next < leafCount ? next : leafCount;
         if (last > range.begin) {
-            const ChainSphere& node = nodes[tree.offset[level] + k];
-            if (spheresMayTouch(query, node)) {
+            const std::uint32_t index = tree.offset[level] + k;
+            const ChainSphere& node = nodes[index];
+            if (boxesOverlap(queryBox, boxes[index]) && spheresMayTouch(query, node)) {
                 if (level > 0) {
                     --level;
                     k *= 2;

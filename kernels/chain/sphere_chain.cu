@@ -26,7 +26,6 @@ using detail::DeviceBuffer;
 using detail::DeviceScope;
 using detail::PinnedBuffer;
 
-
 /// Bits that hold every value below `count`.
 int bitsBelow(std::uint64_t count) {
     int bits = 0;
@@ -65,6 +64,7 @@ private:
     std::uint64_t m_fittedTopology = ~0ull;
     std::uint64_t m_fittedPositions = ~0ull;
     DeviceBuffer<ChainSphere> m_nodes;
+    DeviceBuffer<ChainBox> m_boxes;
     DeviceBuffer<std::uint32_t> m_sphereChain, m_chainStart;
     DeviceBuffer<unsigned long long> m_keys, m_sortedKeys, m_count;
     DeviceBuffer<std::uint8_t> m_sortScratch;
@@ -78,11 +78,12 @@ bool ChainSolverCuda::uploadAndRefit(const ChainLayout& layout) {
     const bool newTopology = layout.topologyRevision != m_fittedTopology;
     if (newTopology) {
         m_nodes.reserve(layout.nodes.size(), stream);
+        m_boxes.reserve(layout.nodes.size(), stream);
         m_sphereChain.reserve(layout.sphereChain.size(), stream);
         m_chainStart.reserve(layout.chainStart.size(), stream);
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_sphereChain.data(), layout.sphereChain.data(),
-                                           layout.sphereChain.size() * sizeof(std::uint32_t),
-                                           cudaMemcpyHostToDevice, stream));
+                                           layout.sphereChain.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
+                                           stream));
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_chainStart.data(), layout.chainStart.data(),
                                            layout.chainStart.size() * sizeof(std::uint32_t), cudaMemcpyHostToDevice,
                                            stream));
@@ -91,8 +92,9 @@ bool ChainSolverCuda::uploadAndRefit(const ChainLayout& layout) {
     if (!newTopology && layout.positionsRevision == m_fittedPositions) return false;
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_nodes.data(), layout.nodes.data(), tree.count[0] * sizeof(ChainSphere),
                                        cudaMemcpyHostToDevice, stream));
+    launchPerItem(stream, tree.count[0], detail::boxChainLeaves, m_nodes.data(), m_boxes.data(), tree.count[0]);
     for (int level = 1; level < tree.levels; ++level) {
-        launchPerItem(stream, tree.count[level], detail::refitChainLevel, m_nodes.data(), tree, level);
+        launchPerItem(stream, tree.count[level], detail::refitChainLevel, m_nodes.data(), m_boxes.data(), tree, level);
     }
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
     m_fittedPositions = layout.positionsRevision;
@@ -103,8 +105,8 @@ std::uint64_t ChainSolverCuda::traverse(const ChainLayout& layout, const ChainQu
     const cudaStream_t stream = m_stream.get();
     for (;;) {
         BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_count.data(), 0, sizeof(unsigned long long), stream));
-        launchPerItem(stream, layout.tree.count[0], detail::traverseChainSpheres, m_nodes.data(), layout.tree,
-                      m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),
+        launchPerItem(stream, layout.tree.count[0], detail::traverseChainSpheres, m_nodes.data(), m_boxes.data(),
+                      layout.tree, m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),
                       static_cast<unsigned long long>(m_keys.capacity()), m_count.data());
         m_hostCount.reserve(1, stream);
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_hostCount.data(), m_count.data(), sizeof(unsigned long long),
@@ -128,11 +130,11 @@ void ChainSolverCuda::writeContacts(const ChainLayout& layout, std::uint64_t pai
                                                       static_cast<std::int64_t>(pairs), 0, endBit, stream));
     m_sortScratch.reserve(scratchBytes, stream);
     BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortKeys(m_sortScratch.data(), scratchBytes, m_keys.data(),
-                                                      m_sortedKeys.data(), static_cast<std::int64_t>(pairs), 0,
-                                                      endBit, stream));
+                                                      m_sortedKeys.data(), static_cast<std::int64_t>(pairs), 0, endBit,
+                                                      stream));
     m_contacts.reserve(pairs, stream);
-    launchPerItem(stream, pairs, detail::writeChainContacts, m_nodes.data(), m_sphereChain.data(),
-                  m_chainStart.data(), m_sortedKeys.data(), pairs, m_contacts.data());
+    launchPerItem(stream, pairs, detail::writeChainContacts, m_nodes.data(), m_sphereChain.data(), m_chainStart.data(),
+                  m_sortedKeys.data(), pairs, m_contacts.data());
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data(), m_contacts.data(), pairs * sizeof(ChainContact),
                                        cudaMemcpyDeviceToHost, stream));
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));

@@ -13,29 +13,32 @@
 /// Self- and mutual collision of chains of spheres (ropes, cables, catheters, hair) after
 /// Ayala, Madera and Moo-Mena, "Self-Collision Detection in Tubular Objects Approximated by
 /// Spheres": a bottom-up hierarchy of enclosing spheres over the chains' spheres in order,
-/// refitted level by level, and one traversal per sphere (the paper's GPU2).
+/// refitted level by level, each node also bounded by a box. The CUDA solver runs one traversal
+/// per sphere (the paper's GPU2); the CPU solver descends the hierarchy against itself
+/// (chain_descent.h), which shares the upper levels' tests among the leaves.
 
 namespace bulletgpu {
 
 /// Counters and timings of the last findContacts().
 struct ChainStats {
-    std::uint32_t spheres = 0; ///< Spheres of all chains.
-    std::uint32_t chains = 0;  ///< Chains.
+    std::uint32_t spheres = 0;  ///< Spheres of all chains.
+    std::uint32_t chains = 0;   ///< Chains.
     std::uint64_t contacts = 0; ///< Contacts reported.
-    bool refitted = false;     ///< Positions or radii had changed, so the hierarchy was refitted.
-    double refitMs = 0;        ///< Hierarchy refit (the upload of the leaves included on CUDA).
-    double traverseMs = 0;     ///< Traversal: every sphere against the hierarchy.
-    double contactMs = 0;      ///< Sorting the pairs and computing their contacts (copy back included on CUDA).
+    bool refitted = false;      ///< Positions or radii had changed, so the hierarchy was refitted.
+    double refitMs = 0;         ///< Hierarchy refit (the upload of the leaves included on CUDA).
+    double traverseMs = 0;      ///< Traversal (CPU: the descent and the radix sort of its pairs).
+    double contactMs = 0;       ///< Computing the contacts (CUDA: the sort and the copy back included).
 };
 
 /// The spheres of all chains, laid out for the hierarchy; what a solver reads.
 struct ChainLayout {
-    std::vector<ChainSphere> nodes;        ///< Leaves (global sphere order) first, then each level.
+    std::vector<ChainSphere> nodes;         ///< Leaves (global sphere order) first, then each level.
+    std::vector<ChainBox> boxes;            ///< The same nodes' boxes (written by the solver's refit).
     std::vector<std::uint32_t> sphereChain; ///< Chain of each global sphere.
     std::vector<std::uint32_t> chainStart;  ///< Global index of each chain's first sphere, then the total.
-    ChainLevels tree{};                    ///< Level sizes and offsets of the hierarchy.
-    std::uint64_t topologyRevision = 0;    ///< Bumped when chains are added or cleared.
-    std::uint64_t positionsRevision = 0;   ///< Bumped when any centre or radius changes.
+    ChainLevels tree{};                     ///< Level sizes and offsets of the hierarchy.
+    std::uint64_t topologyRevision = 0;     ///< Bumped when chains are added or cleared.
+    std::uint64_t positionsRevision = 0;    ///< Bumped when any centre or radius changes.
 };
 
 namespace detail {

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Zlib
-// SphereChainSet and its CPU solver: the level-by-level refit and the per-sphere traversal on
-// OpenMP threads, with per-chunk pair lists that are concatenated in order (deterministic).
+// SphereChainSet and its CPU solver: the level-by-level refit, and the simultaneous descent of
+// the hierarchy against itself on OpenMP threads (steps shared out dynamically), whose pair
+// keys are sorted so the contacts come out in one deterministic order.
 #include "kernels/chain/sphere_chain.h"
+#include "kernels/chain/chain_descent.h"
+#include "kernels/chain/chain_leaf_tiles.h"
 #include "kernels/common/stopwatch.h"
 
 #include "kernels/common/cuda_device.h"
@@ -17,20 +20,45 @@
 namespace bulletgpu {
 namespace {
 
-
-
-/// Appends the pair key (i << 32 | j) of every leaf j the traversal of sphere i reports.
-struct PairAppender {
+/// Tests the leaves' pairs of two buckets of the descent (or of one, when a == b) and appends
+/// the keys (i << 32 | j) of the contacts: each leaf of a whose box meets b's box is tested in
+/// float against b's whole tile at once, then the lanes its candidate range allows that pass
+/// are confirmed in double.
+struct BucketTester {
+    const ChainTreeView& tree;
+    const ChainFilter& filter;
+    const ChainLeafTile* tiles;
     std::vector<std::uint64_t>& pairs;
-    std::uint64_t first;
 
-    void operator()(std::uint32_t leaf) { pairs.push_back(first << 32 | leaf); }
+    void operator()(ChainNode a, ChainNode b) const {
+        const std::uint32_t endA = endLeafOf(tree.levels, a);
+        const std::uint32_t firstB = firstLeafOf(b);
+        const std::uint32_t endB = endLeafOf(tree.levels, b);
+        const std::uint32_t base = firstB - firstB % cChainTileLanes;
+        const ChainLeafTile& tile = tiles[firstB / cChainTileLanes];
+        const ChainBox& boxB = tree.boxes[tree.indexOf(b)];
+        for (std::uint32_t i = firstLeafOf(a); i < endA; ++i) {
+            if (!boxesOverlap(tree.boxes[i], boxB)) continue;
+            const ChainCandidates range = filter.candidates(i);
+            const std::uint32_t first = std::max(range.begin, firstB) - base;
+            const std::uint32_t last = std::min(range.end, endB) - base;
+            if (first >= last) continue;
+            const std::uint32_t allowed = ((1u << last) - 1u) & ~((1u << first) - 1u);
+            for (std::uint32_t lanes = tileMayTouch(tile, tree.spheres[i]) & allowed; lanes != 0; lanes &= lanes - 1) {
+                const std::uint32_t j = base + static_cast<std::uint32_t>(__builtin_ctz(lanes));
+                if (spheresTouchExact(tree.spheres[i], tree.spheres[j])) pairs.push_back(std::uint64_t{i} << 32 | j);
+            }
+        }
+    }
 };
 
 /// The CPU backend of SphereChainSet.
 class ChainSolverCpu final : public detail::ChainSolver {
 public:
-    explicit ChainSolverCpu(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
+    explicit ChainSolverCpu(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {
+        m_threadPairs.resize(static_cast<std::size_t>(m_threads));
+        m_threadStacks.resize(static_cast<std::size_t>(m_threads));
+    }
 
     void findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
                       ChainStats& stats) override;
@@ -40,75 +68,161 @@ public:
     }
 
 private:
-    /// Leaves handled by one task of the traversal; its pairs form one list.
-    static constexpr std::int64_t cChunkLeaves = 256;
+    /// Steps of the descent expanded breadth-first before the threads share them out.
+    static constexpr std::size_t cTasksPerThread = 64;
+    /// A sphere's partners are sorted by insertion up to this many, by std::sort beyond.
+    static constexpr std::ptrdiff_t cInsertionSortMax = 16;
 
-    /// Computes every inner node from the level below, one level after another.
-    void refit(ChainLayout& layout) const;
-    /// Fills m_chunkPairs with the sorted pair keys of each chunk of leaves.
+    /// Computes the leaves' boxes and tiles, then every inner node from the level below, one
+    /// level after another.
+    void refit(ChainLayout& layout);
+    /// Expands the descent from the root until there are enough steps to share out, into
+    /// m_tasks; contacts met on the way go to thread 0's list.
+    void seedTasks(const ChainTreeView& tree, const ChainFilter& filter);
+    /// Runs the descent on every thread, then gathers the pair keys into m_keys, sorted.
     void traverse(const ChainLayout& layout, const ChainQuery& query);
-    /// Turns the chunks' pair keys into contacts, in chunk order.
-    void writeContacts(const ChainLayout& layout, std::vector<ChainContact>& contacts);
+    /// Gathers the threads' pair keys into m_keys sorted: a counting sort on the first sphere, then
+    /// each sphere's few partners sorted.
+    void gatherSorted(std::uint32_t leaves);
+    /// Turns the sorted pair keys into contacts.
+    void writeContacts(const ChainLayout& layout, std::vector<ChainContact>& contacts) const;
 
     int m_threads;
     std::uint64_t m_fittedTopology = ~0ull;
     std::uint64_t m_fittedPositions = ~0ull;
-    std::vector<std::vector<std::uint64_t>> m_chunkPairs;
-    std::vector<std::uint64_t> m_chunkOffset;
+    std::vector<ChainLeafTile> m_tiles;
+    std::vector<ChainNodePair> m_tasks, m_nextTasks;
+    std::vector<std::vector<ChainNodePair>> m_threadStacks;
+    std::vector<std::vector<std::uint64_t>> m_threadPairs;
+    std::vector<std::uint64_t> m_slots;         ///< Per sphere and thread: its keys' count, then next slot.
+    std::vector<std::uint64_t> m_partnersStart; ///< Per sphere: its first key in m_keys, then the total.
+    std::vector<std::uint64_t> m_keys;
+    std::size_t m_keyCount = 0;
 };
 
-void ChainSolverCpu::refit(ChainLayout& layout) const {
+void ChainSolverCpu::refit(ChainLayout& layout) {
     ChainSphere* nodes = layout.nodes.data();
+    m_tiles.resize((layout.tree.count[0] + cChainTileLanes - 1) / cChainTileLanes);
+    ChainBox* boxes = layout.boxes.data();
     const ChainLevels& tree = layout.tree;
 #pragma omp parallel num_threads(m_threads)
-    for (int level = 1; level < tree.levels; ++level) {
-        const std::int64_t count = tree.count[level];
-        ChainSphere* out = nodes + tree.offset[level];
+    {
+        const auto leaves = static_cast<std::int64_t>(tree.levels > 0 ? tree.count[0] : 0);
 #pragma omp for schedule(static)
-        for (std::int64_t k = 0; k < count; ++k) {
-            out[k] = parentNode(nodes, tree, level, static_cast<std::uint32_t>(k));
+        for (std::int64_t i = 0; i < leaves; ++i) boxes[i] = boxAroundSphere(nodes[i]);
+        const std::int64_t tiles = (leaves + cChainTileLanes - 1) / cChainTileLanes;
+#pragma omp for schedule(static)
+        for (std::int64_t t = 0; t < tiles; ++t) {
+            fillLeafTile(nodes, static_cast<std::uint32_t>(leaves), static_cast<std::uint32_t>(t),
+                         m_tiles[static_cast<std::size_t>(t)]);
         }
+        for (int level = 1; level < tree.levels; ++level) {
+            const std::int64_t count = tree.count[level];
+#pragma omp for schedule(static)
+            for (std::int64_t k = 0; k < count; ++k) {
+                const auto node = static_cast<std::uint32_t>(k);
+                nodes[tree.offset[level] + node] = parentNode(nodes, tree, level, node);
+                boxes[tree.offset[level] + node] = parentBox(boxes, tree, level, node);
+            }
+        }
+    }
+}
+
+void ChainSolverCpu::seedTasks(const ChainTreeView& tree, const ChainFilter& filter) {
+    m_tasks.clear();
+    if (tree.levels.levels == 0) return;
+    const auto top = static_cast<std::uint32_t>(tree.levels.levels - 1);
+    m_tasks.push_back(ChainNodePair{ChainNode{0, top}, ChainNode{0, top}});
+    const BucketTester testBuckets{tree, filter, m_tiles.data(), m_threadPairs[0]};
+    const auto push = [&](const ChainNodePair& step) { m_nextTasks.push_back(step); };
+    const std::size_t wanted = cTasksPerThread * static_cast<std::size_t>(m_threads);
+    while (!m_tasks.empty() && m_tasks.size() < wanted) {
+        m_nextTasks.clear();
+        for (const ChainNodePair& step : m_tasks) expandDescent(tree, filter, step, push, testBuckets);
+        std::swap(m_tasks, m_nextTasks);
     }
 }
 
 void ChainSolverCpu::traverse(const ChainLayout& layout, const ChainQuery& query) {
-    const std::int64_t total = layout.tree.count[0];
-    const std::int64_t chunks = (total + cChunkLeaves - 1) / cChunkLeaves;
-    if (m_chunkPairs.size() < static_cast<std::size_t>(chunks)) m_chunkPairs.resize(static_cast<std::size_t>(chunks));
-    const ChainSphere* nodes = layout.nodes.data();
-    const std::uint32_t* sphereChain = layout.sphereChain.data();
-    const std::uint32_t* chainStart = layout.chainStart.data();
-#pragma omp parallel for num_threads(m_threads) schedule(dynamic, 1)
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-        std::vector<std::uint64_t>& pairs = m_chunkPairs[static_cast<std::size_t>(chunk)];
-        pairs.clear();
-        const std::int64_t end = std::min(total, (chunk + 1) * cChunkLeaves);
-        for (std::int64_t i = chunk * cChunkLeaves; i < end; ++i) {
-            const auto leaf = static_cast<std::uint32_t>(i);
-            const ChainCandidates range = candidatesOf(leaf, chainStart[sphereChain[leaf] + 1],
-                                                       static_cast<std::uint32_t>(total), query);
-            PairAppender append{pairs, leaf};
-            visitTouchingLeaves(nodes, layout.tree, nodes[leaf], range, append);
+    const ChainFilter filter{layout.sphereChain.data(), layout.chainStart.data(), layout.tree.count[0], query};
+    for (std::vector<std::uint64_t>& pairs : m_threadPairs) pairs.clear();
+    const ChainTreeView tree{layout.nodes.data(), layout.boxes.data(), layout.tree};
+    seedTasks(tree, filter);
+    const auto tasks = static_cast<std::int64_t>(m_tasks.size());
+#pragma omp parallel num_threads(m_threads)
+    {
+        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
+        std::vector<std::uint64_t>& pairs = m_threadPairs[thread];
+        std::vector<ChainNodePair>& stack = m_threadStacks[thread];
+        const BucketTester testBuckets{tree, filter, m_tiles.data(), pairs};
+        const auto push = [&](const ChainNodePair& step) { stack.push_back(step); };
+#pragma omp for schedule(dynamic, 1)
+        for (std::int64_t task = 0; task < tasks; ++task) {
+            stack.assign(1, m_tasks[static_cast<std::size_t>(task)]);
+            while (!stack.empty()) {
+                const ChainNodePair step = stack.back();
+                stack.pop_back();
+                expandDescent(tree, filter, step, push, testBuckets);
+            }
+        }
+    }
+    gatherSorted(layout.tree.count[0]);
+}
+
+void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
+    const auto threads = static_cast<std::size_t>(m_threads);
+    m_slots.assign(static_cast<std::size_t>(leaves) * threads, 0);
+    m_partnersStart.resize(static_cast<std::size_t>(leaves) + 1);
+#pragma omp parallel num_threads(m_threads)
+    {
+        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
+        for (const std::uint64_t key : m_threadPairs[thread]) ++m_slots[(key >> 32) * threads + thread];
+    }
+    std::uint64_t total = 0;
+    for (std::size_t i = 0; i < leaves; ++i) {
+        m_partnersStart[i] = total;
+        for (std::size_t t = 0; t < threads; ++t) {
+            const std::uint64_t count = m_slots[i * threads + t];
+            m_slots[i * threads + t] = total;
+            total += count;
+        }
+    }
+    m_partnersStart[leaves] = total;
+    if (m_keys.size() < total) m_keys.resize(total);
+    m_keyCount = total;
+#pragma omp parallel num_threads(m_threads)
+    {
+        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
+        for (const std::uint64_t key : m_threadPairs[thread]) m_keys[m_slots[(key >> 32) * threads + thread]++] = key;
+#pragma omp barrier
+#pragma omp for schedule(dynamic, 4096)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(leaves); ++i) {
+            const auto first = m_keys.begin() + static_cast<std::ptrdiff_t>(m_partnersStart[i]);
+            const auto last = m_keys.begin() + static_cast<std::ptrdiff_t>(m_partnersStart[i + 1]);
+            if (last - first > cInsertionSortMax) {
+                std::sort(first, last);
+                continue;
+            }
+            for (auto key = first + 1; key < last; ++key) {
+                const std::uint64_t value = *key;
+                auto hole = key;
+                for (; hole > first && *(hole - 1) > value; --hole) *hole = *(hole - 1);
+                *hole = value;
+            }
         }
     }
 }
 
-void ChainSolverCpu::writeContacts(const ChainLayout& layout, std::vector<ChainContact>& contacts) {
-    const std::int64_t chunks = (static_cast<std::int64_t>(layout.tree.count[0]) + cChunkLeaves - 1) / cChunkLeaves;
-    m_chunkOffset.resize(static_cast<std::size_t>(chunks) + 1);
-    m_chunkOffset[0] = 0;
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-        m_chunkOffset[chunk + 1] = m_chunkOffset[chunk] + m_chunkPairs[chunk].size();
-    }
-    contacts.resize(m_chunkOffset[chunks]);
+void ChainSolverCpu::writeContacts(const ChainLayout& layout, std::vector<ChainContact>& contacts) const {
+    contacts.resize(m_keyCount);
     const ChainSphere* leaves = layout.nodes.data();
-#pragma omp parallel for num_threads(m_threads) schedule(dynamic, 4)
-    for (std::int64_t chunk = 0; chunk < chunks; ++chunk) {
-        ChainContact* out = contacts.data() + m_chunkOffset[chunk];
-        for (const std::uint64_t key : m_chunkPairs[chunk]) {
-            *out++ = makeContact(leaves, layout.sphereChain.data(), layout.chainStart.data(),
-                                 static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key));
-        }
+    const auto count = static_cast<std::int64_t>(m_keyCount);
+#pragma omp parallel for num_threads(m_threads) schedule(static)
+    for (std::int64_t p = 0; p < count; ++p) {
+        const std::uint64_t key = m_keys[static_cast<std::size_t>(p)];
+        contacts[static_cast<std::size_t>(p)] =
+            makeContact(leaves, layout.sphereChain.data(), layout.chainStart.data(),
+                        static_cast<std::uint32_t>(key >> 32), static_cast<std::uint32_t>(key));
     }
 }
 
@@ -157,7 +271,8 @@ void SphereChainSet::clear() {
 
 std::uint32_t SphereChainSet::addChain(const float* centres, const float* radii, std::uint32_t count) {
     const std::uint64_t first = sphereCount();
-    if (first + count >= (1ull << 31)) throw std::invalid_argument("bulletgpu: a SphereChainSet holds under 2^31 spheres");
+    if (first + count >= (1ull << 31))
+        throw std::invalid_argument("bulletgpu: a SphereChainSet holds under 2^31 spheres");
     if (count > 0 && (centres == nullptr || radii == nullptr)) {
         throw std::invalid_argument("bulletgpu: addChain needs centres and radii");
     }
@@ -191,7 +306,8 @@ void SphereChainSet::writeLeaves(std::uint32_t first, const float* centres, cons
     if (m_layout.nodes.size() < static_cast<std::size_t>(first) + count) m_layout.nodes.resize(first + count);
     for (std::uint32_t s = 0; s < count; ++s) {
         ChainSphere& leaf = m_layout.nodes[first + s];
-        leaf = ChainSphere{centres[3 * s], centres[3 * s + 1], centres[3 * s + 2], radii != nullptr ? radii[s] : leaf.r};
+        leaf =
+            ChainSphere{centres[3 * s], centres[3 * s + 1], centres[3 * s + 2], radii != nullptr ? radii[s] : leaf.r};
     }
 }
 
@@ -209,6 +325,7 @@ void SphereChainSet::layOutLevels() {
         count = (count + 1) / 2;
     }
     m_layout.nodes.resize(offset);
+    m_layout.boxes.resize(offset);
 }
 
 void SphereChainSet::findContacts(const ChainQuery& query, std::vector<ChainContact>& contacts) {

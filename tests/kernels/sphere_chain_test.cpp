@@ -97,7 +97,8 @@ TEST_CASE("SphereChain: the paper's two paths at 10,000 spheres match brute forc
     for (const std::uint32_t count : {10000u}) {
         for (const bool circles : {false, true}) {
             CAPTURE(count, circles);
-            const std::vector<ChainSpheres> chains{circles ? paperCirclesChain(count, 3) : paperSinusoidChain(count, 3)};
+            const std::vector<ChainSpheres> chains{circles ? paperCirclesChain(count, 3)
+                                                           : paperSinusoidChain(count, 3)};
             const std::vector<ChainContact> expected = bruteForceChainContacts(chains, ChainQuery{});
             requireSameContacts(cpuContacts(chains, ChainQuery{}), expected);
             if (circles) REQUIRE(distantContacts(expected, 2) > count);
@@ -119,8 +120,8 @@ TEST_CASE("SphereChain: knots and a chain coiled on itself", "[chain]") {
     ChainSpheres coil;
     for (std::uint32_t i = 0; i < 3000; ++i) {
         const double angle = 0.05 * i;
-        coil.centres.insert(coil.centres.end(), {static_cast<float>(5 * std::cos(angle)),
-                                                 static_cast<float>(5 * std::sin(angle)), 0.0f});
+        coil.centres.insert(coil.centres.end(),
+                            {static_cast<float>(5 * std::cos(angle)), static_cast<float>(5 * std::sin(angle)), 0.0f});
         coil.radii.push_back(0.4f);
     }
     requireMatchesOracle({coil});
@@ -158,8 +159,8 @@ TEST_CASE("SphereChain: near-touching pairs are never missed (conservative float
     std::vector<ChainSpheres> chains(2);
     for (int pair = 0; pair < 3000; ++pair) {
         float direction[3] = {unit(rng), unit(rng), unit(rng)};
-        const float length = std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] +
-                                       direction[2] * direction[2]);
+        const float length =
+            std::sqrt(direction[0] * direction[0] + direction[1] * direction[1] + direction[2] * direction[2]);
         const float ra = radius(rng), rb = radius(rng);
         const float centre[3] = {1000.0f * unit(rng), 1000.0f * unit(rng), 1000.0f * unit(rng)};
         for (int axis = 0; axis < 3; ++axis) {
@@ -172,6 +173,37 @@ TEST_CASE("SphereChain: near-touching pairs are never missed (conservative float
     const std::vector<ChainContact> expected = bruteForceChainContacts(chains, ChainQuery{});
     REQUIRE(expected.size() > 100);
     requireSameContacts(cpuContacts(chains, ChainQuery{}), expected);
+}
+
+TEST_CASE("SphereChain: axis-aligned near-touching pairs at huge and tiny scales (boxes are conservative)", "[chain]") {
+    // Along an axis the boxes of touching spheres meet in a single value, so only their outward
+    // rounding keeps the pair; centres up to 1e17 and radii down to 1e-36.
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> steps(-3, 3);
+    std::uniform_real_distribution<float> place(-100.0f, 100.0f), size(0.5f, 3.0f);
+    std::vector<ChainSpheres> chains(2);
+    const float scales[] = {1e15f, 1e9f, 1.0f, 1e-20f, 1e-36f};
+    for (const float scale : scales) {
+        for (int pair = 0; pair < 400; ++pair) {
+            const int axis = pair % 3;
+            const float ra = scale * size(rng);
+            const float rb = scale * size(rng);
+            float a[3] = {scale * place(rng), scale * place(rng), scale * place(rng)};
+            float b[3] = {a[0], a[1], a[2]};
+            b[axis] = a[axis] + ra + rb;
+            for (int ulps = steps(rng); ulps != 0; ulps += ulps > 0 ? -1 : 1) {
+                b[axis] = std::nextafter(b[axis], ulps > 0 ? HUGE_VALF : -HUGE_VALF);
+            }
+            chains[0].centres.insert(chains[0].centres.end(), a, a + 3);
+            chains[1].centres.insert(chains[1].centres.end(), b, b + 3);
+            chains[0].radii.push_back(ra);
+            chains[1].radii.push_back(rb);
+        }
+    }
+    const ChainQuery between{1, false, true};
+    const std::vector<ChainContact> expected = bruteForceChainContacts(chains, between);
+    REQUIRE(expected.size() > 300);
+    requireSameContacts(cpuContacts(chains, between), expected);
 }
 
 TEST_CASE("SphereChain: one- and two-sphere chains, empty sets", "[chain]") {

@@ -11,11 +11,21 @@
 
 namespace bulletgpu::detail {
 
-/// Computes every node of `level` from the level below.
-__global__ void __launch_bounds__(cBlockSize) refitChainLevel(ChainSphere* nodes, ChainLevels tree, int level) {
+/// Computes the box of every leaf.
+__global__ void __launch_bounds__(cBlockSize)
+    boxChainLeaves(const ChainSphere* nodes, ChainBox* boxes, std::uint32_t leaves) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < leaves) boxes[i] = boxAroundSphere(nodes[i]);
+}
+
+/// Computes the sphere and box of every node of `level` from the level below.
+__global__ void __launch_bounds__(cBlockSize)
+    refitChainLevel(ChainSphere* nodes, ChainBox* boxes, ChainLevels tree, int level) {
     const std::uint64_t k = globalThreadIndex();
     if (k >= tree.count[level]) return;
-    nodes[tree.offset[level] + k] = parentNode(nodes, tree, level, static_cast<std::uint32_t>(k));
+    const auto node = static_cast<std::uint32_t>(k);
+    nodes[tree.offset[level] + k] = parentNode(nodes, tree, level, node);
+    boxes[tree.offset[level] + k] = parentBox(boxes, tree, level, node);
 }
 
 /// Appends the pair key (first << 32 | leaf) of every reported leaf; keys past `capacity` are
@@ -34,15 +44,15 @@ struct DevicePairAppender {
 
 /// Traverses the hierarchy for every sphere (the paper's GPU2), appending unsorted pair keys.
 __global__ void __launch_bounds__(cBlockSize)
-    traverseChainSpheres(const ChainSphere* nodes, ChainLevels tree, const std::uint32_t* sphereChain,
-                         const std::uint32_t* chainStart, ChainQuery query, unsigned long long* keys,
-                         unsigned long long capacity, unsigned long long* count) {
+    traverseChainSpheres(const ChainSphere* nodes, const ChainBox* boxes, ChainLevels tree,
+                         const std::uint32_t* sphereChain, const std::uint32_t* chainStart, ChainQuery query,
+                         unsigned long long* keys, unsigned long long capacity, unsigned long long* count) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= tree.count[0]) return;
     const auto leaf = static_cast<std::uint32_t>(i);
     const ChainCandidates range = candidatesOf(leaf, chainStart[sphereChain[leaf] + 1], tree.count[0], query);
     DevicePairAppender append{keys, capacity, count, i};
-    visitTouchingLeaves(nodes, tree, nodes[leaf], range, append);
+    visitTouchingLeaves(nodes, boxes, tree, leaf, range, append);
 }
 
 /// The contact of each sorted pair key.

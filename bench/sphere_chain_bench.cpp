@@ -2,7 +2,8 @@
 // bulletgpu-bench-chains: the tables of Ayala, Madera and Moo-Mena re-run. A snake-like chain
 // of 10,000 to 150,000 spheres follows the paper's two paths (a sinusoid, circles); every frame
 // moves every sphere, refits the hierarchy and finds all contacts (neighbours within one link
-// excluded) on the CPU and, when a device is usable, on CUDA. The all-pairs oracle runs for
+// excluded) on the CPU (the descent, and one walk per sphere as in the paper) and, when a device
+// is usable, on CUDA (one thread per sphere, GPU2, and two, GPU2v2). The all-pairs oracle runs for
 // reference at the small sizes. Prints medians and writes them as JSON (--json FILE).
 #include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
@@ -25,9 +26,9 @@
 
 namespace {
 
+using bulletgpu::ChainSpheres;
 using bulletgpu::Clock;
 using bulletgpu::millisecondsSince;
-using bulletgpu::ChainSpheres;
 using nlohmann::json;
 
 using bulletgpu::bench::median;
@@ -82,15 +83,17 @@ struct BackendTimes {
 };
 
 /// Moves the chain and finds its contacts every frame on `backend`; medians after the warm-up.
-BackendTimes runBackend(bulletgpu::Backend backend, const Options& options, std::uint32_t count,
-                        const std::vector<ChainSpheres>& frames) {
+BackendTimes runBackend(bulletgpu::Backend backend, bulletgpu::ChainTraversal traversal, const Options& options,
+                        std::uint32_t count, const std::vector<ChainSpheres>& frames) {
+    bulletgpu::ChainQuery query;
+    query.traversal = traversal;
     bulletgpu::SphereChainSet set(backend, backend == bulletgpu::Backend::Cpu ? options.threads : 0);
     set.addChain(frames[0].centres.data(), frames[0].radii.data(), count);
     std::vector<bulletgpu::ChainContact> contacts;
     std::vector<double> refit, traverse, contact;
     for (std::size_t f = 0; f < frames.size(); ++f) {
         set.setPositions(0, frames[f].centres.data());
-        set.findContacts(bulletgpu::ChainQuery{}, contacts);
+        set.findContacts(query, contacts);
         if (static_cast<int>(f) < options.warmup) continue;
         refit.push_back(set.stats().refitMs);
         traverse.push_back(set.stats().traverseMs);
@@ -121,15 +124,30 @@ int main(int argc, char** argv) {
                     {"rows", json::array()}};
         std::printf("CPU: %d OpenMP threads; CUDA: %s\n", options.threads,
                     probe.usable ? probe.name.c_str() : probe.reason.c_str());
-        std::printf("%-8s %8s %9s | %9s %11s %11s | %9s %11s %11s | %10s\n", "path", "spheres", "contacts",
-                    "cpu refit", "cpu travers", "cpu contact", "gpu refit", "gpu travers", "gpu contact", "brute ms");
+        std::printf("%-8s %8s %9s | %9s %11s %11s %11s | %9s %11s %11s %11s | %10s\n", "path", "spheres", "contacts",
+                    "cpu refit", "cpu descent", "cpu walks", "cpu contact", "gpu refit", "gpu GPU2", "gpu GPU2v2",
+                    "gpu contact", "brute ms");
         for (const bool circles : {false, true}) {
             for (const std::uint32_t count : options.sizes) {
                 std::vector<ChainSpheres> frames;
-                for (int f = 0; f < options.warmup + options.frames; ++f) frames.push_back(pathChain(circles, count, f));
-                const BackendTimes cpu = runBackend(bulletgpu::Backend::Cpu, options, count, frames);
-                BackendTimes cuda;
-                if (probe.usable) cuda = runBackend(bulletgpu::Backend::Cuda, options, count, frames);
+                for (int f = 0; f < options.warmup + options.frames; ++f)
+                    frames.push_back(pathChain(circles, count, f));
+                using bulletgpu::Backend;
+                using bulletgpu::ChainTraversal;
+                const BackendTimes cpu = runBackend(Backend::Cpu, ChainTraversal::Default, options, count, frames);
+                const BackendTimes cpuWalks =
+                    runBackend(Backend::Cpu, ChainTraversal::PerSphere, options, count, frames);
+                BackendTimes cuda, cudaHalves;
+                if (probe.usable) {
+                    cuda = runBackend(Backend::Cuda, ChainTraversal::PerSphere, options, count, frames);
+                    cudaHalves = runBackend(Backend::Cuda, ChainTraversal::HalvesPerSphere, options, count, frames);
+                }
+                const BackendTimes* const others[] = {&cpuWalks, &cuda, &cudaHalves};
+                for (const BackendTimes* other : others) {
+                    if (other->contacts != 0 && other->contacts != cpu.contacts) {
+                        throw std::runtime_error("traversals report different contact counts");
+                    }
+                }
                 double bruteMs = 0;
                 if (count <= options.bruteForceMax) {
                     const Clock::time_point start = Clock::now();
@@ -138,11 +156,18 @@ int main(int argc, char** argv) {
                     if (expected.size() != cpu.contacts) throw std::runtime_error("contacts differ from brute force");
                 }
                 const char* path = circles ? "circles" : "sinusoid";
-                std::printf("%-8s %8u %9llu | %9.2f %11.2f %11.2f | %9.2f %11.2f %11.2f | %10.1f\n", path, count,
-                            static_cast<unsigned long long>(cpu.contacts), cpu.refitMs, cpu.traverseMs, cpu.contactMs,
-                            cuda.refitMs, cuda.traverseMs, cuda.contactMs, bruteMs);
-                json row{{"path", path}, {"spheres", count}, {"cpu", timesJson(cpu)}};
-                if (probe.usable) row["cuda"] = timesJson(cuda);
+                std::printf("%-8s %8u %9llu | %9.2f %11.2f %11.2f %11.2f | %9.2f %11.2f %11.2f %11.2f | %10.1f\n", path,
+                            count, static_cast<unsigned long long>(cpu.contacts), cpu.refitMs, cpu.traverseMs,
+                            cpuWalks.traverseMs, cpu.contactMs, cuda.refitMs, cuda.traverseMs, cudaHalves.traverseMs,
+                            cuda.contactMs, bruteMs);
+                json row{{"path", path},
+                         {"spheres", count},
+                         {"cpu", timesJson(cpu)},
+                         {"cpu_per_sphere_walks", timesJson(cpuWalks)}};
+                if (probe.usable) {
+                    row["cuda"] = timesJson(cuda);
+                    row["cuda_two_threads_per_sphere"] = timesJson(cudaHalves);
+                }
                 if (count <= options.bruteForceMax) row["brute_force_ms"] = bruteMs;
                 report["rows"].push_back(row);
             }

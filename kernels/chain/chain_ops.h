@@ -53,11 +53,20 @@ struct ChainContact {
     double normal[3]; ///< Unit vector from the second sphere's centre to the first's; (0, 0, 1) when they coincide.
 };
 
-/// What a contact query reports.
+/// How the hierarchy is searched; every choice reports the same contacts.
+enum class ChainTraversal : std::uint8_t {
+    Default,         ///< The backend's own: the descent on the CPU, one thread per sphere on CUDA.
+    PerSphere,       ///< Every sphere walks the hierarchy on its own (the paper's GPU2).
+    HalvesPerSphere, ///< CUDA: two threads per sphere, each walking one half of the hierarchy (the
+                     ///< paper's GPU2v2); the CPU walks both halves in one thread (PerSphere).
+};
+
+/// What a contact query reports, and how it searches.
 struct ChainQuery {
     std::uint32_t excludedNeighbours = 1; ///< Same-chain pairs with |i - j| <= this are skipped (0: none).
     bool selfCollision = true;            ///< Report pairs within one chain.
     bool betweenChains = true;            ///< Report pairs of spheres of different chains.
+    ChainTraversal traversal = ChainTraversal::Default; ///< How the hierarchy is searched.
 };
 
 /// Levels the implicit hierarchy can have: enough for 2^32 leaves.
@@ -181,6 +190,15 @@ BULLETGPU_HD ChainCandidates candidatesOf(std::uint32_t i, std::uint32_t chainEn
     const std::uint32_t begin = query.selfCollision ? selfBegin : chainEnd;
     const std::uint32_t end = query.betweenChains ? total : chainEnd;
     return ChainCandidates{begin, end > begin ? end : begin};
+}
+
+/// The part of `range` under one half of the hierarchy: half 0 keeps the leaves under the top
+/// node's first child, half 1 those under its second (GPU2v2 gives each half its own thread).
+BULLETGPU_HD ChainCandidates halfOfCandidates(ChainCandidates range, const ChainLevels& tree, std::uint32_t half) {
+    const std::uint32_t middle = tree.levels >= 2 ? 1u << (tree.levels - 2) : tree.count[0];
+    if (half == 0) return ChainCandidates{range.begin, range.end < middle ? range.end : middle};
+    const std::uint32_t begin = range.begin > middle ? range.begin : middle;
+    return ChainCandidates{begin, range.end > begin ? range.end : begin};
 }
 
 /// Walks the hierarchy stacklessly, left to right, for the leaves in `range` that touch leaf

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // The CUDA solver of SphereChainSet: leaves uploaded when they move, the hierarchy refitted on
-// the device one level per launch, one thread per sphere traversing it, the pair keys radix
-// sorted (deterministic order) and turned into contacts on the device.
+// the device one level per launch, one thread per sphere traversing it (or two, one per half),
+// the pair keys radix sorted (deterministic order) and turned into contacts on the device.
 #include "kernels/chain/sphere_chain.h"
 #include "kernels/common/stopwatch.h"
 
@@ -105,9 +105,16 @@ std::uint64_t ChainSolverCuda::traverse(const ChainLayout& layout, const ChainQu
     const cudaStream_t stream = m_stream.get();
     for (;;) {
         BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_count.data(), 0, sizeof(unsigned long long), stream));
-        launchPerItem(stream, layout.tree.count[0], detail::traverseChainSpheres, m_nodes.data(), m_boxes.data(),
-                      layout.tree, m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),
-                      static_cast<unsigned long long>(m_keys.capacity()), m_count.data());
+        if (query.traversal == ChainTraversal::HalvesPerSphere) {
+            launchPerItem(stream, 2 * static_cast<std::uint64_t>(layout.tree.count[0]),
+                          detail::traverseChainSphereHalves, m_nodes.data(), m_boxes.data(), layout.tree,
+                          m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),
+                          static_cast<unsigned long long>(m_keys.capacity()), m_count.data());
+        } else {
+            launchPerItem(stream, layout.tree.count[0], detail::traverseChainSpheres, m_nodes.data(), m_boxes.data(),
+                          layout.tree, m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),
+                          static_cast<unsigned long long>(m_keys.capacity()), m_count.data());
+        }
         m_hostCount.reserve(1, stream);
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_hostCount.data(), m_count.data(), sizeof(unsigned long long),
                                            cudaMemcpyDeviceToHost, stream));

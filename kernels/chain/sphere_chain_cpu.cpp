@@ -80,7 +80,10 @@ private:
     /// m_tasks; contacts met on the way go to thread 0's list.
     void seedTasks(const ChainTreeView& tree, const ChainFilter& filter);
     /// Runs the descent on every thread, then gathers the pair keys into m_keys, sorted.
-    void traverse(const ChainLayout& layout, const ChainQuery& query);
+    void descend(const ChainLayout& layout, const ChainQuery& query);
+    /// Walks the hierarchy once per sphere (the paper's GPU2) on every thread, then gathers the
+    /// pair keys into m_keys, sorted.
+    void walkPerSphere(const ChainLayout& layout, const ChainQuery& query);
     /// Gathers the threads' pair keys into m_keys sorted: a counting sort on the first sphere, then
     /// each sphere's few partners sorted.
     void gatherSorted(std::uint32_t leaves);
@@ -143,7 +146,25 @@ void ChainSolverCpu::seedTasks(const ChainTreeView& tree, const ChainFilter& fil
     }
 }
 
-void ChainSolverCpu::traverse(const ChainLayout& layout, const ChainQuery& query) {
+void ChainSolverCpu::walkPerSphere(const ChainLayout& layout, const ChainQuery& query) {
+    const ChainFilter filter{layout.sphereChain.data(), layout.chainStart.data(), layout.tree.count[0], query};
+    const auto leaves = static_cast<std::int64_t>(layout.tree.count[0]);
+#pragma omp parallel num_threads(m_threads)
+    {
+        std::vector<std::uint64_t>& pairs = m_threadPairs[static_cast<std::size_t>(omp_get_thread_num())];
+        pairs.clear();
+#pragma omp for schedule(dynamic, 256)
+        for (std::int64_t i = 0; i < leaves; ++i) {
+            const auto leaf = static_cast<std::uint32_t>(i);
+            const auto append = [&](std::uint32_t j) { pairs.push_back(std::uint64_t{leaf} << 32 | j); };
+            visitTouchingLeaves(layout.nodes.data(), layout.boxes.data(), layout.tree, leaf, filter.candidates(leaf),
+                                append);
+        }
+    }
+    gatherSorted(layout.tree.count[0]);
+}
+
+void ChainSolverCpu::descend(const ChainLayout& layout, const ChainQuery& query) {
     const ChainFilter filter{layout.sphereChain.data(), layout.chainStart.data(), layout.tree.count[0], query};
     for (std::vector<std::uint64_t>& pairs : m_threadPairs) pairs.clear();
     const ChainTreeView tree{layout.nodes.data(), layout.boxes.data(), layout.tree};
@@ -237,7 +258,11 @@ void ChainSolverCpu::findContacts(ChainLayout& layout, const ChainQuery& query, 
     }
     stats.refitMs = millisecondsSince(start);
     start = Clock::now();
-    traverse(layout, query);
+    if (query.traversal == ChainTraversal::Default) {
+        descend(layout, query);
+    } else {
+        walkPerSphere(layout, query);
+    }
     stats.traverseMs = millisecondsSince(start);
     start = Clock::now();
     writeContacts(layout, contacts);

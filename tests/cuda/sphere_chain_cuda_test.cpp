@@ -72,6 +72,9 @@ TEST_CASE("SphereChain CUDA: the paper's paths match the CPU", "[chain][cuda]") 
         sets.add(paperCirclesChain(count, 2));
         REQUIRE(sets.requireSame(ChainQuery{}) > count);
         REQUIRE(sets.requireSame(ChainQuery{3, true, false}) > 0);
+        // Two threads per sphere (GPU2v2) against the CPU's per-sphere walk.
+        REQUIRE(sets.requireSame(ChainQuery{1, true, true, ChainTraversal::HalvesPerSphere}) > count);
+        REQUIRE(sets.requireSame(ChainQuery{0, false, true, ChainTraversal::HalvesPerSphere}) > 0);
     }
 }
 

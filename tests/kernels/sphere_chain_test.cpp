@@ -113,6 +113,34 @@ TEST_CASE("SphereChain: the paper's two paths at 50,000 and 150,000 spheres matc
     requireMatchesOracle({paperCirclesChain(150000, 1)});
 }
 
+TEST_CASE("SphereChain: the descent and the per-sphere walks report the same contacts", "[chain]") {
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> step(-0.5f, 0.5f), radius(0.0f, 0.8f);
+    std::vector<ChainSpheres> walks(5);
+    for (std::size_t c = 0; c < walks.size(); ++c) {
+        float position[3] = {0, 0, 0};
+        for (int s = 0; s < 301 + 97 * static_cast<int>(c); ++s) {
+            for (float& coordinate : position) coordinate += step(rng);
+            walks[c].centres.insert(walks[c].centres.end(), position, position + 3);
+            walks[c].radii.push_back(radius(rng));
+        }
+    }
+    const std::vector<std::vector<ChainSpheres>> scenes{
+        {paperCirclesChain(10000, 4)}, {paperSinusoidChain(3001, 1)}, walks};
+    for (const std::vector<ChainSpheres>& chains : scenes) {
+        for (const ChainQuery base :
+             {ChainQuery{1, true, true}, ChainQuery{0, true, false}, ChainQuery{2, false, true}}) {
+            const std::vector<ChainContact> descent = cpuContacts(chains, base);
+            for (const ChainTraversal traversal : {ChainTraversal::PerSphere, ChainTraversal::HalvesPerSphere}) {
+                ChainQuery query = base;
+                query.traversal = traversal;
+                requireSameContacts(cpuContacts(chains, query), descent);
+            }
+            requireSameContacts(descent, bruteForceChainContacts(chains, base));
+        }
+    }
+}
+
 TEST_CASE("SphereChain: knots and a chain coiled on itself", "[chain]") {
     const std::vector<ChainSpheres> knot{trefoil(600)};
     REQUIRE(distantContacts(bruteForceChainContacts(knot, ChainQuery{}), 8) > 0);

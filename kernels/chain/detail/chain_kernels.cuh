@@ -55,6 +55,22 @@ __global__ void __launch_bounds__(cBlockSize)
     visitTouchingLeaves(nodes, boxes, tree, leaf, range, append);
 }
 
+/// Traverses the hierarchy with two threads per sphere, one per half of the hierarchy (the
+/// paper's GPU2v2), appending unsorted pair keys.
+__global__ void __launch_bounds__(cBlockSize)
+    traverseChainSphereHalves(const ChainSphere* nodes, const ChainBox* boxes, ChainLevels tree,
+                              const std::uint32_t* sphereChain, const std::uint32_t* chainStart, ChainQuery query,
+                              unsigned long long* keys, unsigned long long capacity, unsigned long long* count) {
+    const std::uint64_t thread = globalThreadIndex();
+    const std::uint64_t i = thread / 2;
+    if (i >= tree.count[0]) return;
+    const auto leaf = static_cast<std::uint32_t>(i);
+    const ChainCandidates range = candidatesOf(leaf, chainStart[sphereChain[leaf] + 1], tree.count[0], query);
+    DevicePairAppender append{keys, capacity, count, i};
+    visitTouchingLeaves(nodes, boxes, tree, leaf, halfOfCandidates(range, tree, static_cast<std::uint32_t>(thread & 1)),
+                        append);
+}
+
 /// The contact of each sorted pair key.
 __global__ void __launch_bounds__(cBlockSize)
     writeChainContacts(const ChainSphere* leaves, const std::uint32_t* sphereChain, const std::uint32_t* chainStart,

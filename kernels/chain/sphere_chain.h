@@ -13,9 +13,10 @@
 /// Self- and mutual collision of chains of spheres (ropes, cables, catheters, hair) after
 /// Ayala, Madera and Moo-Mena, "Self-Collision Detection in Tubular Objects Approximated by
 /// Spheres": a bottom-up hierarchy of enclosing spheres over the chains' spheres in order,
-/// refitted level by level, each node also bounded by a box. The CUDA solver runs one traversal
-/// per sphere (the paper's GPU2); the CPU solver descends the hierarchy against itself
-/// (chain_descent.h), which shares the upper levels' tests among the leaves.
+/// refitted level by level, each node also bounded by a box. By default the CUDA solver runs one
+/// traversal per sphere (the paper's GPU2; ChainQuery::traversal selects two, GPU2v2), and the
+/// CPU solver descends the hierarchy against itself (chain_descent.h), which shares the upper
+/// levels' tests among the leaves.
 
 namespace bulletgpu {
 
@@ -26,7 +27,7 @@ struct ChainStats {
     std::uint64_t contacts = 0; ///< Contacts reported.
     bool refitted = false;      ///< Positions or radii had changed, so the hierarchy was refitted.
     double refitMs = 0;         ///< Hierarchy refit (the upload of the leaves included on CUDA).
-    double traverseMs = 0;      ///< Traversal (CPU: the descent and the radix sort of its pairs).
+    double traverseMs = 0;      ///< Traversal (CPU: the sort of its pairs included).
     double contactMs = 0;       ///< Computing the contacts (CUDA: the sort and the copy back included).
 };
 

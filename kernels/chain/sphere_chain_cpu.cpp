@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Zlib
 // SphereChainSet and its CPU solver: the level-by-level refit, and the simultaneous descent of
-// the hierarchy against itself on OpenMP threads (steps shared out dynamically), whose pair
-// keys are sorted so the contacts come out in one deterministic order.
+// the hierarchy against itself on OpenMP threads (steps shared out dynamically) or, when the
+// query asks for it, one walk per sphere; the pair keys are sorted so the contacts come out in
+// one deterministic order.
 #include "kernels/chain/sphere_chain.h"
 #include "kernels/chain/chain_descent.h"
 #include "kernels/chain/chain_leaf_tiles.h"
+#include "kernels/common/cache_line.h"
 #include "kernels/common/stopwatch.h"
 
 #include "kernels/common/cuda_device.h"
@@ -40,10 +42,11 @@ struct BucketTester {
         for (std::uint32_t i = firstLeafOf(a); i < endA; ++i) {
             if (!boxesOverlap(tree.boxes[i], boxB)) continue;
             const ChainCandidates range = filter.candidates(i);
-            const std::uint32_t first = std::max(range.begin, firstB) - base;
-            const std::uint32_t last = std::min(range.end, endB) - base;
+            const std::uint32_t first = std::max(range.begin, firstB);
+            const std::uint32_t last = std::min(range.end, endB);
             if (first >= last) continue;
-            const std::uint32_t allowed = ((1u << last) - 1u) & ~((1u << first) - 1u);
+            // Lanes [first - base, last - base): base <= firstB <= first < last <= endB <= base + lanes.
+            const std::uint32_t allowed = ((1u << (last - base)) - 1u) & ~((1u << (first - base)) - 1u);
             for (std::uint32_t lanes = tileMayTouch(tile, tree.spheres[i]) & allowed; lanes != 0; lanes &= lanes - 1) {
                 const std::uint32_t j = base + static_cast<std::uint32_t>(__builtin_ctz(lanes));
                 if (spheresTouchExact(tree.spheres[i], tree.spheres[j])) pairs.push_back(std::uint64_t{i} << 32 | j);
@@ -52,12 +55,17 @@ struct BucketTester {
     }
 };
 
+/// One thread's pair keys and descent stack.
+struct ThreadScratch {
+    std::vector<std::uint64_t> pairs; ///< Keys (i << 32 | j) of the contacts it found.
+    std::vector<ChainNodePair> stack; ///< Steps of the descent still to expand.
+};
+
 /// The CPU backend of SphereChainSet.
 class ChainSolverCpu final : public detail::ChainSolver {
 public:
     explicit ChainSolverCpu(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {
-        m_threadPairs.resize(static_cast<std::size_t>(m_threads));
-        m_threadStacks.resize(static_cast<std::size_t>(m_threads));
+        m_scratch.resize(static_cast<std::size_t>(m_threads));
     }
 
     void findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
@@ -95,8 +103,7 @@ private:
     std::uint64_t m_fittedPositions = ~0ull;
     std::vector<ChainLeafTile> m_tiles;
     std::vector<ChainNodePair> m_tasks, m_nextTasks;
-    std::vector<std::vector<ChainNodePair>> m_threadStacks;
-    std::vector<std::vector<std::uint64_t>> m_threadPairs;
+    std::vector<CacheLinePadded<ThreadScratch>> m_scratch;
     std::vector<std::uint64_t> m_slots;         ///< Per sphere and thread: its keys' count, then next slot.
     std::vector<std::uint64_t> m_partnersStart; ///< Per sphere: its first key in m_keys, then the total.
     std::vector<std::uint64_t> m_keys;
@@ -136,7 +143,7 @@ void ChainSolverCpu::seedTasks(const ChainTreeView& tree, const ChainFilter& fil
     if (tree.levels.levels == 0) return;
     const auto top = static_cast<std::uint32_t>(tree.levels.levels - 1);
     m_tasks.push_back(ChainNodePair{ChainNode{0, top}, ChainNode{0, top}});
-    const BucketTester testBuckets{tree, filter, m_tiles.data(), m_threadPairs[0]};
+    const BucketTester testBuckets{tree, filter, m_tiles.data(), m_scratch[0].value.pairs};
     const auto push = [&](const ChainNodePair& step) { m_nextTasks.push_back(step); };
     const std::size_t wanted = cTasksPerThread * static_cast<std::size_t>(m_threads);
     while (!m_tasks.empty() && m_tasks.size() < wanted) {
@@ -151,7 +158,7 @@ void ChainSolverCpu::walkPerSphere(const ChainLayout& layout, const ChainQuery& 
     const auto leaves = static_cast<std::int64_t>(layout.tree.count[0]);
 #pragma omp parallel num_threads(m_threads)
     {
-        std::vector<std::uint64_t>& pairs = m_threadPairs[static_cast<std::size_t>(omp_get_thread_num())];
+        std::vector<std::uint64_t>& pairs = m_scratch[static_cast<std::size_t>(omp_get_thread_num())].value.pairs;
         pairs.clear();
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t i = 0; i < leaves; ++i) {
@@ -166,15 +173,15 @@ void ChainSolverCpu::walkPerSphere(const ChainLayout& layout, const ChainQuery& 
 
 void ChainSolverCpu::descend(const ChainLayout& layout, const ChainQuery& query) {
     const ChainFilter filter{layout.sphereChain.data(), layout.chainStart.data(), layout.tree.count[0], query};
-    for (std::vector<std::uint64_t>& pairs : m_threadPairs) pairs.clear();
+    for (CacheLinePadded<ThreadScratch>& scratch : m_scratch) scratch.value.pairs.clear();
     const ChainTreeView tree{layout.nodes.data(), layout.boxes.data(), layout.tree};
     seedTasks(tree, filter);
     const auto tasks = static_cast<std::int64_t>(m_tasks.size());
 #pragma omp parallel num_threads(m_threads)
     {
         const auto thread = static_cast<std::size_t>(omp_get_thread_num());
-        std::vector<std::uint64_t>& pairs = m_threadPairs[thread];
-        std::vector<ChainNodePair>& stack = m_threadStacks[thread];
+        std::vector<std::uint64_t>& pairs = m_scratch[thread].value.pairs;
+        std::vector<ChainNodePair>& stack = m_scratch[thread].value.stack;
         const BucketTester testBuckets{tree, filter, m_tiles.data(), pairs};
         const auto push = [&](const ChainNodePair& step) { stack.push_back(step); };
 #pragma omp for schedule(dynamic, 1)
@@ -197,7 +204,7 @@ void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
 #pragma omp parallel num_threads(m_threads)
     {
         const auto thread = static_cast<std::size_t>(omp_get_thread_num());
-        for (const std::uint64_t key : m_threadPairs[thread]) ++m_slots[(key >> 32) * threads + thread];
+        for (const std::uint64_t key : m_scratch[thread].value.pairs) ++m_slots[(key >> 32) * threads + thread];
     }
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < leaves; ++i) {
@@ -214,7 +221,8 @@ void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
 #pragma omp parallel num_threads(m_threads)
     {
         const auto thread = static_cast<std::size_t>(omp_get_thread_num());
-        for (const std::uint64_t key : m_threadPairs[thread]) m_keys[m_slots[(key >> 32) * threads + thread]++] = key;
+        for (const std::uint64_t key : m_scratch[thread].value.pairs)
+            m_keys[m_slots[(key >> 32) * threads + thread]++] = key;
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 4096)
         for (std::int64_t i = 0; i < static_cast<std::int64_t>(leaves); ++i) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/cache_line.h"
 #include "kernels/narrow/lbvh_ops.h"
 #include "kernels/narrow/triangle_contact.h"
 
@@ -67,9 +68,9 @@ private:
 
     std::vector<Task> m_tasks;
     std::vector<Task> m_nextTasks;
-    std::vector<std::vector<Task>> m_threadStacks;
-    std::vector<std::vector<TriangleContact>> m_threadContacts;
-    std::vector<BvttCounters> m_threadCounters;
+    std::vector<CacheLinePadded<std::vector<Task>>> m_threadStacks;
+    std::vector<CacheLinePadded<std::vector<TriangleContact>>> m_threadContacts;
+    std::vector<CacheLinePadded<BvttCounters>> m_threadCounters;
     BvttCounters m_counters;
 };
 

@@ -122,25 +122,25 @@ void BvttTraversal::run(const BvttQuery* queries, std::uint32_t count, int threa
         m_threadStacks.resize(threads);
         m_threadContacts.resize(threads);
     }
-    m_threadCounters.assign(threads, BvttCounters{});
+    m_threadCounters.assign(threads, CacheLinePadded<BvttCounters>{});
     const auto tasks = static_cast<std::int64_t>(m_tasks.size());
     const int team = tasks > 1 ? threads : 1;
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num();
-        std::vector<TriangleContact>& out = m_threadContacts[t];
+        std::vector<TriangleContact>& out = m_threadContacts[t].value;
         out.clear();
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t i = 0; i < tasks; ++i) {
             const Task& task = m_tasks[i];
-            traverseTask(queries[task.query], task, m_threadStacks[t], out, m_threadCounters[t]);
+            traverseTask(queries[task.query], task, m_threadStacks[t].value, out, m_threadCounters[t].value);
         }
     }
     contacts.clear();
     for (int t = 0; t < team; ++t) {
-        contacts.insert(contacts.end(), m_threadContacts[t].begin(), m_threadContacts[t].end());
-        m_counters.boxTests += m_threadCounters[t].boxTests;
-        m_counters.triangleTests += m_threadCounters[t].triangleTests;
+        contacts.insert(contacts.end(), m_threadContacts[t].value.begin(), m_threadContacts[t].value.end());
+        m_counters.boxTests += m_threadCounters[t].value.boxTests;
+        m_counters.triangleTests += m_threadCounters[t].value.triangleTests;
     }
     std::sort(contacts.begin(), contacts.end(), contactBefore);
 }

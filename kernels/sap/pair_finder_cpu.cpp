@@ -15,10 +15,8 @@
 namespace bulletgpu {
 namespace {
 
-
 /// How far ahead the gathers in sweep order prefetch (they read boxes in random order).
 constexpr std::int64_t cPrefetchDistance = 16;
-
 
 BoxArraysView viewOf(const BoxStore& boxes) {
     BoxArraysView view{};
@@ -130,8 +128,8 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
                 continue;
             }
             const std::uint32_t flags = range.count() == 1 ? cSingleCell : 0u;
-            m_boxes[slot] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot], minV[slot], maxV[slot],
-                                     slot,       flags,      group[slot], mask[slot]};
+            m_boxes[slot] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot],  minV[slot],
+                                     maxV[slot], slot,       flags,      group[slot], mask[slot]};
             m_sortKeys[slot] = orderedFloatKey(minS[slot]);
             ++normals;
         }
@@ -210,10 +208,10 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const SweepBox* entries = m_entries.data();
     std::uint64_t candidates = 0;
 
-    for (auto& part : m_threadPairs) part.clear();
+    for (auto& part : m_threadPairs) part.value.clear();
 #pragma omp parallel num_threads(m_activeThreads) reduction(+ : candidates)
     {
-        std::vector<std::uint64_t>& out = m_threadPairs[static_cast<std::size_t>(omp_get_thread_num())];
+        std::vector<std::uint64_t>& out = m_threadPairs[static_cast<std::size_t>(omp_get_thread_num())].value;
 
         // Bucketed boxes: sweep each cell; a pair is kept only by its reference cell.
 #pragma omp for schedule(dynamic, 16) nowait
@@ -225,8 +223,8 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                 for (; j < end && entries[j].minS <= a.maxS; ++j) {
                     const SweepBox& b = entries[j];
                     // One branch for both axes: the outcome is hard to predict.
-                    const bool overlapUV = (a.minU <= b.maxU) & (b.minU <= a.maxU) & (a.minV <= b.maxV) &
-                                           (b.minV <= a.maxV);
+                    const bool overlapUV =
+                        (a.minU <= b.maxU) & (b.minU <= a.maxU) & (a.minV <= b.maxV) & (b.minV <= a.maxV);
                     if (!overlapUV) continue;
                     if ((a.flags & b.flags & cSingleCell) == 0 &&
                         sapReferenceCell(m_grid, a.minU, a.minV, b.minU, b.minV) != static_cast<std::uint32_t>(cell)) {
@@ -273,10 +271,10 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
 
 void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
     std::size_t total = 0;
-    for (const auto& part : m_threadPairs) total += part.size();
+    for (const auto& part : m_threadPairs) total += part.value.size();
     m_newPairs.resize(total);
     auto at = m_newPairs.begin();
-    for (const auto& part : m_threadPairs) at = std::copy(part.begin(), part.end(), at);
+    for (const auto& part : m_threadPairs) at = std::copy(part.value.begin(), part.value.end(), at);
     const int bits = bitWidth(slotCount == 0 ? 0 : slotCount - 1);
     m_sorter.sortKeys64(m_newPairs, total, bits, bits, m_activeThreads);
 

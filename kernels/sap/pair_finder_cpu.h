@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/cache_line.h"
 #include "kernels/common/radix_sort_cpu.h"
 #include "kernels/common/thread_tuner.h"
 #include "kernels/sap/pair_finder.h"
@@ -71,11 +72,11 @@ private:
     std::vector<std::uint32_t> m_sortOrder; // slots, bucketed boxes first in sweep order after the sort
     std::uint32_t m_bucketedCount = 0;      // bucketed boxes at the front of m_sortOrder
     std::vector<std::uint32_t> m_hugeSlots;
-    std::vector<std::uint32_t> m_cellStart; // cellCount + 1 offsets into m_entries
-    std::vector<std::vector<std::uint32_t>> m_threadHuge;         // huge slots found by each thread
-    std::vector<std::vector<std::uint32_t>> m_threadCellOffsets;  // per thread, per cell: where its entries go
-    std::vector<SweepBox> m_entries;        // box-in-cell copies, by cell, in sweep order within a cell
-    std::vector<std::vector<std::uint64_t>> m_threadPairs;
+    std::vector<std::uint32_t> m_cellStart;                      // cellCount + 1 offsets into m_entries
+    std::vector<std::vector<std::uint32_t>> m_threadHuge;        // huge slots found by each thread
+    std::vector<std::vector<std::uint32_t>> m_threadCellOffsets; // per thread, per cell: where its entries go
+    std::vector<SweepBox> m_entries; // box-in-cell copies, by cell, in sweep order within a cell
+    std::vector<CacheLinePadded<std::vector<std::uint64_t>>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
     PairOwnership m_ownership;

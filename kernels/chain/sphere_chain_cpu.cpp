@@ -156,10 +156,10 @@ void ChainSolverCpu::seedTasks(const ChainTreeView& tree, const ChainFilter& fil
 void ChainSolverCpu::walkPerSphere(const ChainLayout& layout, const ChainQuery& query) {
     const ChainFilter filter{layout.sphereChain.data(), layout.chainStart.data(), layout.tree.count[0], query};
     const auto leaves = static_cast<std::int64_t>(layout.tree.count[0]);
+    for (CacheLinePadded<ThreadScratch>& scratch : m_scratch) scratch.value.pairs.clear();
 #pragma omp parallel num_threads(m_threads)
     {
         std::vector<std::uint64_t>& pairs = m_scratch[static_cast<std::size_t>(omp_get_thread_num())].value.pairs;
-        pairs.clear();
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t i = 0; i < leaves; ++i) {
             const auto leaf = static_cast<std::uint32_t>(i);
@@ -201,10 +201,14 @@ void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
     const auto threads = static_cast<std::size_t>(m_threads);
     m_slots.assign(static_cast<std::size_t>(leaves) * threads, 0);
     m_partnersStart.resize(static_cast<std::size_t>(leaves) + 1);
+    // Each thread's list is counted and scattered whole by one thread of this team, which may be
+    // smaller than the team that filled the lists.
 #pragma omp parallel num_threads(m_threads)
     {
-        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
-        for (const std::uint64_t key : m_scratch[thread].value.pairs) ++m_slots[(key >> 32) * threads + thread];
+        for (auto thread = static_cast<std::size_t>(omp_get_thread_num()); thread < threads;
+             thread += static_cast<std::size_t>(omp_get_num_threads())) {
+            for (const std::uint64_t key : m_scratch[thread].value.pairs) ++m_slots[(key >> 32) * threads + thread];
+        }
     }
     std::uint64_t total = 0;
     for (std::size_t i = 0; i < leaves; ++i) {
@@ -220,9 +224,11 @@ void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
     m_keyCount = total;
 #pragma omp parallel num_threads(m_threads)
     {
-        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
-        for (const std::uint64_t key : m_scratch[thread].value.pairs)
-            m_keys[m_slots[(key >> 32) * threads + thread]++] = key;
+        for (auto thread = static_cast<std::size_t>(omp_get_thread_num()); thread < threads;
+             thread += static_cast<std::size_t>(omp_get_num_threads())) {
+            for (const std::uint64_t key : m_scratch[thread].value.pairs)
+                m_keys[m_slots[(key >> 32) * threads + thread]++] = key;
+        }
 #pragma omp barrier
 #pragma omp for schedule(dynamic, 4096)
         for (std::int64_t i = 0; i < static_cast<std::int64_t>(leaves); ++i) {

@@ -15,8 +15,8 @@ constexpr std::uint32_t cDigitMask = cBuckets - 1;
 /// Below this many keys a sort runs on one thread.
 constexpr std::size_t cParallelThreshold = 1 << 15;
 
-/// One stable counting pass on `threads` contiguous runs. Returns false, moving nothing,
-/// when every key has the same digit.
+/// One stable counting pass on contiguous runs, one per thread of the team (at most `threads`).
+/// Returns false, moving nothing, when every key has the same digit.
 template <typename Key, typename Move>
 bool radixPass(const Key* keys, std::size_t count, int shift, int threads, std::vector<std::uint32_t>& histograms,
                Move&& move) {
@@ -25,8 +25,9 @@ bool radixPass(const Key* keys, std::size_t count, int shift, int threads, std::
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
-        const std::size_t begin = count * static_cast<std::size_t>(t) / static_cast<std::size_t>(threads);
-        const std::size_t end = count * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(threads);
+        const int team = omp_get_num_threads();
+        const std::size_t begin = count * static_cast<std::size_t>(t) / static_cast<std::size_t>(team);
+        const std::size_t end = count * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(team);
         std::uint32_t* histogram = histograms.data() + static_cast<std::size_t>(t) * cBuckets;
         for (std::size_t i = begin; i < end; ++i) ++histogram[(keys[i] >> shift) & cDigitMask];
 #pragma omp barrier
@@ -36,7 +37,7 @@ bool radixPass(const Key* keys, std::size_t count, int shift, int threads, std::
             std::uint32_t sum = 0;
             for (std::uint32_t digit = 0; digit < cBuckets; ++digit) {
                 const std::uint32_t first = sum;
-                for (int k = 0; k < threads; ++k) {
+                for (int k = 0; k < team; ++k) {
                     std::uint32_t& bucket = histograms[static_cast<std::size_t>(k) * cBuckets + digit];
                     const std::uint32_t n = bucket;
                     bucket = sum;

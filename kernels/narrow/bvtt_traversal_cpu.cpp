@@ -125,11 +125,11 @@ void BvttTraversal::run(const BvttQuery* queries, std::uint32_t count, int threa
     m_threadCounters.assign(threads, CacheLinePadded<BvttCounters>{});
     const auto tasks = static_cast<std::int64_t>(m_tasks.size());
     const int team = tasks > 1 ? threads : 1;
+    for (int t = 0; t < team; ++t) m_threadContacts[t].value.clear();
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num();
         std::vector<TriangleContact>& out = m_threadContacts[t].value;
-        out.clear();
 #pragma omp for schedule(dynamic, 1)
         for (std::int64_t i = 0; i < tasks; ++i) {
             const Task& task = m_tasks[i];

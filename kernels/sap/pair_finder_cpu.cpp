@@ -3,6 +3,7 @@
 #include "kernels/common/stopwatch.h"
 
 #include "kernels/common/aabb_ops.h"
+#include "kernels/common/omp_team.h"
 #include "kernels/sap/sap_ops.h"
 
 #include <omp.h>
@@ -88,7 +89,7 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
     const std::int64_t slots = boxes.size();
     // Small scenes run on one thread: waking a team costs more than the work, and a team whose
     // threads share cores with other programs waits at every barrier.
-    m_activeThreads = slots >= cParallelThreshold ? m_tuner.threadsForNextUpdate() : 1;
+    m_activeThreads = threadsForRegion(slots >= cParallelThreshold ? m_tuner.threadsForNextUpdate() : 1);
     m_grid = m_gridChooser.choose(boxes, boxes.liveCount());
 
     // One pass, indexed by slot: bucketed boxes get their sweep key, every other slot (free,
@@ -107,15 +108,16 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
     const std::uint32_t* mask = boxes.maskData();
     const int threads = m_activeThreads;
     m_threadHuge.resize(static_cast<std::size_t>(threads));
+    for (auto& huge : m_threadHuge) huge.clear();
     std::uint32_t usable = 0;
     std::uint32_t normals = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : usable, normals)
     {
         const int t = omp_get_thread_num();
-        const std::int64_t begin = slots * t / threads;
-        const std::int64_t end = slots * (t + 1) / threads;
+        const int team = omp_get_num_threads();
+        const std::int64_t begin = slots * t / team;
+        const std::int64_t end = slots * (t + 1) / team;
         std::vector<std::uint32_t>& huge = m_threadHuge[static_cast<std::size_t>(t)];
-        huge.clear();
         for (std::int64_t s = begin; s < end; ++s) {
             const auto slot = static_cast<std::uint32_t>(s);
             m_sortOrder[slot] = slot;
@@ -157,8 +159,9 @@ void PairFinderCpu::bucketIntoCells() {
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num();
-        const std::int64_t begin = count * t / threads;
-        const std::int64_t end = count * (t + 1) / threads;
+        const int team = omp_get_num_threads();
+        const std::int64_t begin = count * t / team;
+        const std::int64_t end = count * (t + 1) / team;
         std::vector<std::uint32_t>& offsets = m_threadCellOffsets[static_cast<std::size_t>(t)];
         offsets.assign(cells, 0);
         // Gather the boxes into sweep order (the one random-order pass) while counting.
@@ -180,9 +183,10 @@ void PairFinderCpu::bucketIntoCells() {
             std::uint32_t running = 0;
             for (std::uint32_t cell = 0; cell < cells; ++cell) {
                 m_cellStart[cell] = running;
-                for (auto& threadOffsets : m_threadCellOffsets) {
-                    const std::uint32_t n = threadOffsets[cell];
-                    threadOffsets[cell] = running;
+                for (int k = 0; k < team; ++k) {
+                    std::uint32_t& offset = m_threadCellOffsets[static_cast<std::size_t>(k)][cell];
+                    const std::uint32_t n = offset;
+                    offset = running;
                     running += n;
                 }
             }

@@ -261,6 +261,25 @@ TEST_CASE("PartitionedPairFinder: named edge cases", "[partition]") {
     CHECK(h.split().pairs().empty());
 }
 
+TEST_CASE("PartitionedPairFinder: more host threads than slabs, each slab over the parallel threshold",
+          "[partition]") {
+    // Each slab's finder asks for 8 threads inside the loop over slabs, where OpenMP gives a
+    // nested region one thread: the finder must notice and still find every pair.
+    constexpr std::size_t n = 20000;
+    SceneGenerator generator(91);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, n);
+    Harness h(2, false, 16);
+    for (std::uint32_t i = 0; i < n; ++i) insert(h.store, i, boxes[i]);
+    h.updateAndCheck();
+    for (int frame = 0; frame < 2; ++frame) {
+        for (std::uint32_t i = 0; i < n; ++i) {
+            generator.jitter(boxes[i], 0.2);
+            h.store.update(i, boxes[i].min, boxes[i].max);
+        }
+        h.updateAndCheck();
+    }
+}
+
 TEST_CASE("PartitionedPairFinder: more slabs than boxes", "[partition]") {
     const std::uint32_t n = GENERATE(1u, 2u, 3u, 6u);
     Harness h(7, false);

@@ -41,6 +41,26 @@ TEST_CASE("RadixSorterCpu: 64-bit pair keys sort on their used bits", "[radix]")
     REQUIRE(keys == expected);
 }
 
+TEST_CASE("RadixSorterCpu: a nested call that gets fewer threads than it asks for still sorts", "[radix]") {
+    // Inside an active parallel region OpenMP runs a nested region on one thread.
+    std::vector<std::uint64_t> keys[2];
+    std::vector<std::uint64_t> expected[2];
+    for (int t = 0; t < 2; ++t) {
+        std::mt19937_64 random(static_cast<std::uint64_t>(t) + 3);
+        keys[t].resize(70000);
+        for (auto& k : keys[t]) k = ((random() & 0xffff) << 32) | (random() & 0xffff);
+        expected[t] = keys[t];
+        std::sort(expected[t].begin(), expected[t].end());
+    }
+#pragma omp parallel for num_threads(2)
+    for (int t = 0; t < 2; ++t) {
+        RadixSorterCpu sorter;
+        sorter.sortKeys64(keys[t], keys[t].size(), 16, 16, 8);
+    }
+    CHECK(keys[0] == expected[0]);
+    CHECK(keys[1] == expected[1]);
+}
+
 TEST_CASE("bitWidth counts the bits of the largest value", "[radix]") {
     CHECK(bitWidth(0) == 0);
     CHECK(bitWidth(1) == 1);

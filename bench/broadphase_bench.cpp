@@ -271,6 +271,7 @@ MovingResult runMovingCubes(Contender contender, std::size_t count, const Option
         result.calculateMs.push_back(frameMs - setAabbMs);
     }
 
+    if (isBulletGpu(contender)) broadphase->printStats(); // the last frame's phases
     const btBroadphasePairArray& pairs = broadphase->getOverlappingPairCache()->getOverlappingPairArray();
     result.pairs = static_cast<std::size_t>(pairs.size());
     for (int k = 0; k < pairs.size(); ++k) {

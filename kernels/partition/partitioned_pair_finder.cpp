@@ -2,6 +2,7 @@
 #include "kernels/partition/partitioned_pair_finder.h"
 
 #include "kernels/common/aabb_ops.h"
+#include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
 
 #include <omp.h>
@@ -157,6 +158,7 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
     const auto sweepStart = Clock::now();
     const int slabs = static_cast<int>(m_slabs.size());
     const int threads = std::min(m_hostThreads, slabs);
+    const NestedParallelismScope nested(threads > 1 && m_hostThreads / slabs > 1);
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int k = 0; k < slabs; ++k) {
         try {

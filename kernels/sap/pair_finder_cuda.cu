@@ -11,12 +11,15 @@
 #include "kernels/sap/detail/cuda_resources.cuh"
 #include "kernels/sap/detail/sap_kernels.cuh"
 #include "kernels/sap/sap_grid.h"
+#include "kernels/sap/slot_staging.h"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
 #include <cub/device/device_scan.cuh>
 #include <cub/device/device_select.cuh>
 #include <thrust/iterator/counting_iterator.h>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <chrono>
@@ -32,24 +35,6 @@ namespace {
 using detail::DeviceBuffer;
 using detail::DeviceScope;
 using detail::PinnedBuffer;
-using detail::SapSlotRecord;
-
-
-/// Fills the upload record of one slot from the host store.
-void stageSlot(const BoxStore& boxes, std::uint32_t slot, SapSlotRecord& record) {
-    for (int axis = 0; axis < 3; ++axis) {
-        record.min[axis] = boxes.minData(axis)[slot];
-        record.max[axis] = boxes.maxData(axis)[slot];
-        if (boxes.keepsExact()) {
-            record.exactMin[axis] = boxes.exactMinData(axis)[slot];
-            record.exactMax[axis] = boxes.exactMaxData(axis)[slot];
-        }
-    }
-    record.slot = slot;
-    record.group = boxes.groupData()[slot];
-    record.mask = boxes.maskData()[slot];
-    record.state = boxes.stateData()[slot];
-}
 
 /// Counters written on the device by kernels and CUB, read back in one copy.
 struct SapCounters {
@@ -217,9 +202,12 @@ private:
     DeviceBoxArrays m_boxes;
     const BoxStore* m_residentStore = nullptr; // the store the device arrays mirror
     bool m_residentExact = false;
-    std::uint32_t m_residentSlots = 0; // slots [0, this) mirror the store up to its dirty list
+    std::uint32_t m_residentSlots = 0;      // slots [0, this) mirror the store up to its dirty list
+    std::vector<std::uint32_t> m_sendSlots; // the slots an upload sends, when not the dirty list itself
     PinnedBuffer<SapSlotRecord> m_staging;
+    PinnedBuffer<SapExactRecord> m_exactStaging;
     DeviceBuffer<SapSlotRecord> m_records;
+    DeviceBuffer<SapExactRecord> m_exactRecords;
     SlotBuffers m_slots;
     EntryBuffers m_entries;
     DeviceBuffer<std::uint64_t> m_rawPairs;    // compacted keys, unsorted, as the sweeps append them
@@ -290,19 +278,38 @@ void PairFinderCuda::uploadChangedBoxes(const BoxStore& boxes) {
     m_residentStore = &boxes;
     m_residentExact = exact;
 
+    // Usually every slot is resident and the dirty list is sent as it is; otherwise the dirty
+    // resident slots and then every slot the device does not hold yet.
     const std::vector<std::uint32_t>& dirty = boxes.dirtySlots();
-    m_staging.reserve(dirty.size() + (slots - m_residentSlots), stream());
-    std::uint64_t count = 0;
-    for (std::uint32_t slot : dirty) {
-        if (slot < m_residentSlots) stageSlot(boxes, slot, m_staging.data()[count++]);
+    const std::uint32_t* send = dirty.data();
+    std::uint64_t count = dirty.size();
+    if (m_residentSlots < slots) {
+        m_sendSlots.clear();
+        for (std::uint32_t slot : dirty) {
+            if (slot < m_residentSlots) m_sendSlots.push_back(slot);
+        }
+        for (std::uint32_t slot = m_residentSlots; slot < slots; ++slot) m_sendSlots.push_back(slot);
+        send = m_sendSlots.data();
+        count = m_sendSlots.size();
     }
-    for (std::uint32_t slot = m_residentSlots; slot < slots; ++slot) stageSlot(boxes, slot, m_staging.data()[count++]);
     m_residentSlots = slots;
     if (count == 0) return;
+    m_staging.reserve(count, stream());
     m_records.reserve(count, stream());
+    if (exact) {
+        m_exactStaging.reserve(count, stream());
+        m_exactRecords.reserve(count, stream());
+    }
+    stageSlotRecords(boxes, send, count, m_staging.data(), exact ? m_exactStaging.data() : nullptr,
+                     omp_get_max_threads());
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_records.data(), m_staging.data(), count * sizeof(SapSlotRecord),
                                        cudaMemcpyHostToDevice, stream()));
-    launchPerItem(stream(), count, detail::sap_scatter_kernel, m_records.data(), count, m_boxes.writable(exact));
+    if (exact) {
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_exactRecords.data(), m_exactStaging.data(), count * sizeof(SapExactRecord),
+                                           cudaMemcpyHostToDevice, stream()));
+    }
+    launchPerItem(stream(), count, detail::sap_scatter_kernel, m_records.data(),
+                  exact ? m_exactRecords.data() : nullptr, count, m_boxes.writable(exact));
 }
 
 SapCounters PairFinderCuda::classify(std::uint32_t slots) {

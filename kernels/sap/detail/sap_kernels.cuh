@@ -6,6 +6,7 @@
 #include "kernels/sap/box_store.h"
 #include "kernels/sap/sap_grid.h"
 #include "kernels/sap/sap_ops.h"
+#include "kernels/sap/slot_staging.h"
 
 #include <cooperative_groups.h>
 #include <cub/block/block_reduce.cuh>
@@ -16,19 +17,6 @@
 /// BULLETGPU_HD code the CPU finder runs, so both backends decide every test identically.
 
 namespace bulletgpu::detail {
-
-/// One changed slot as the host stages it for upload (the doubles are unused when the store
-/// keeps no exact boxes).
-struct SapSlotRecord {
-    double exactMin[3];  ///< Exact lower bounds.
-    double exactMax[3];  ///< Exact upper bounds.
-    float min[3];        ///< Float lower bounds (rounded down).
-    float max[3];        ///< Float upper bounds (rounded up).
-    std::uint32_t slot;  ///< Slot the record belongs to.
-    std::uint32_t group; ///< Collision filter group.
-    std::uint32_t mask;  ///< Collision filter mask.
-    std::uint32_t state; ///< BoxStore::SlotState.
-};
 
 /// Writable device copy of a box store's arrays (exact arrays null when not kept).
 struct SapDeviceBoxes {
@@ -106,9 +94,11 @@ __device__ __forceinline__ std::uint64_t sapSearch(const std::uint64_t* sorted, 
     return low;
 }
 
-/// Writes the staged records into the device box arrays.
+/// Writes the staged records (and their exact bounds, when the boxes keep them) into the device
+/// box arrays.
 static __global__ void __launch_bounds__(cBlockSize)
-    sap_scatter_kernel(const SapSlotRecord* records, std::uint64_t count, SapDeviceBoxes boxes) {
+    sap_scatter_kernel(const SapSlotRecord* records, const SapExactRecord* exact, std::uint64_t count,
+                       SapDeviceBoxes boxes) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= count) return;
     const SapSlotRecord& record = records[i];
@@ -117,8 +107,8 @@ static __global__ void __launch_bounds__(cBlockSize)
         boxes.min[axis][slot] = record.min[axis];
         boxes.max[axis][slot] = record.max[axis];
         if (boxes.exactMin[0] != nullptr) {
-            boxes.exactMin[axis][slot] = record.exactMin[axis];
-            boxes.exactMax[axis][slot] = record.exactMax[axis];
+            boxes.exactMin[axis][slot] = exact[i].min[axis];
+            boxes.exactMax[axis][slot] = exact[i].max[axis];
         }
     }
     boxes.group[slot] = record.group;

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Checks and times every CUDA path on a machine with a GPU, in one go:
+#   1. the CUDA test executable (pair finder, K slabs on streams, sphere chains GPU2 and GPU2v2);
+#   2. the plugin and world tests with BULLETGPU_BACKEND=cuda, so every Auto broadphase runs on the GPU;
+#   3. the three benchmarks that have GPU columns, as JSON;
+#   4. compute-sanitizer memcheck and racecheck over the CUDA tests.
+#
+#   bash tools/gpu-validate.sh BIN_DIR OUT_DIR [STEPS]
+#
+# STEPS is a comma list of tests, bench and sanitize (default all three), so that a lent machine's
+# 10-minute calls can split the work.
+# BIN_DIR holds the executables (a build tree's tests/ and bench/ files, or those files copied flat);
+# OUT_DIR gets summary.log, tests.log, sanitizer.log and the benchmark JSON files. Each step has its
+# own time limit so that the whole run fits one call on a lent machine (under 10 minutes).
+set -uo pipefail
+bin=${1:?usage: gpu-validate.sh BIN_DIR OUT_DIR}
+out=${2:?usage: gpu-validate.sh BIN_DIR OUT_DIR}
+steps=",${3:-tests,bench,sanitize},"
+mkdir -p "$out"
+find_exe() { for p in "$bin/$1" "$bin/tests/$1" "$bin/bench/$1"; do [ -x "$p" ] && { echo "$p"; return; }; done; echo "missing-$1"; }
+summary="$out/summary.log"
+step() {
+  local name=$1 limit=$2 log=$3; shift 3
+  local start=$SECONDS
+  echo "===== $name" >>"$log"
+  timeout "$limit" "$@" >>"$log" 2>&1
+  local rc=$?
+  printf '%-44s rc=%-3s %4ss\n' "$name" "$rc" "$((SECONDS - start))" | tee -a "$summary"
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv,noheader | tee "$summary"
+echo "cpu: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2)" | tee -a "$summary"
+
+if [[ $steps == *,tests,* ]]; then
+  tests="$out/tests.log"
+  step "cuda_test" 180 "$tests" "$(find_exe cuda_test)" --durations yes
+  step "broadphase_test on cuda" 150 "$tests" env BULLETGPU_BACKEND=cuda "$(find_exe broadphase_test)"
+  step "world_test on cuda" 150 "$tests" env BULLETGPU_BACKEND=cuda "$(find_exe world_test)"
+  grep -E "^(All tests passed|test cases:)|FAILED|REQUIRE|CHECK\(" "$tests" | head -40 >>"$summary"
+fi
+
+if [[ $steps == *,bench,* ]]; then
+  step "bench chains" 150 "$out/bench-chains.log" "$(find_exe bulletgpu-bench-chains)" --json "$out/chains.json"
+  step "bench broadphase" 200 "$out/bench-broadphase.log" "$(find_exe bulletgpu-bench-broadphase)" \
+    --sizes 10000,100000,1000000 --demo-steps 300 --json "$out/broadphase.json"
+  step "bench partition" 200 "$out/bench-partition.log" "$(find_exe bulletgpu-bench-partition)" \
+    --sizes 10000,100000,1000000 --json "$out/partition.json"
+fi
+
+if [[ $steps == *,sanitize,* ]]; then
+  sanitizer="$out/sanitizer.log"
+  step "memcheck cuda_test" 240 "$sanitizer" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+    "$(find_exe cuda_test)" "~[large]"
+  step "racecheck cuda_test" 150 "$sanitizer" compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$(find_exe cuda_test)" "~[large]"
+  grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$sanitizer" >>"$summary"
+fi
+cat "$summary"

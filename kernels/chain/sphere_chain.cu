@@ -92,9 +92,14 @@ bool ChainSolverCuda::uploadAndRefit(const ChainLayout& layout) {
     if (!newTopology && layout.positionsRevision == m_fittedPositions) return false;
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_nodes.data(), layout.nodes.data(), tree.count[0] * sizeof(ChainSphere),
                                        cudaMemcpyHostToDevice, stream));
-    launchPerItem(stream, tree.count[0], detail::boxChainLeaves, m_nodes.data(), m_boxes.data(), tree.count[0]);
-    for (int level = 1; level < tree.levels; ++level) {
-        launchPerItem(stream, tree.count[level], detail::refitChainLevel, m_nodes.data(), m_boxes.data(), tree, level);
+    const std::uint64_t subtrees =
+        (std::uint64_t{tree.count[0]} + (1ull << detail::cChainSubtreeLevels) - 1) >> detail::cChainSubtreeLevels;
+    detail::refitChainSubtrees<<<static_cast<unsigned>(subtrees), cBlockSize, 0, stream>>>(m_nodes.data(),
+                                                                                           m_boxes.data(), tree);
+    BULLETGPU_CUDA_CHECK_LAUNCH(stream);
+    if (tree.levels > detail::cChainSubtreeLevels + 1) {
+        detail::refitChainUpperTree<<<1, cBlockSize, 0, stream>>>(m_nodes.data(), m_boxes.data(), tree);
+        BULLETGPU_CUDA_CHECK_LAUNCH(stream);
     }
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
     m_fittedPositions = layout.positionsRevision;

@@ -111,3 +111,22 @@ TEST_CASE("SphereChain CUDA: refits over frames of motion match the CPU", "[chai
         REQUIRE(sets.cuda.stats().refitted);
     }
 }
+
+TEST_CASE("SphereChain CUDA: sizes around the refit's 2048-leaf subtrees match the CPU", "[chain][cuda]") {
+    if (!cudaDeviceOrWarn()) return;
+    for (const std::uint32_t count : {1u, 2u, 3u, 2047u, 2048u, 2049u, 4096u, 4097u, 6145u}) {
+        CAPTURE(count);
+        std::mt19937 rng(count);
+        std::uniform_real_distribution<float> step(-0.5f, 0.5f), radius(0.1f, 0.6f);
+        ChainSpheres chain;
+        float p[3] = {0, 0, 0};
+        for (std::uint32_t s = 0; s < count; ++s) {
+            for (float& coordinate : p) chain.centres.push_back(coordinate += step(rng));
+            chain.radii.push_back(radius(rng));
+        }
+        TwinSets sets;
+        sets.add(chain);
+        sets.requireSame(ChainQuery{});
+        sets.requireSame(ChainQuery{0, true, true, ChainTraversal::HalvesPerSphere});
+    }
+}

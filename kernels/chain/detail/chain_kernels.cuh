@@ -6,26 +6,52 @@
 
 #include <cstdint>
 
-/// The CUDA kernels of the sphere-chain solver: one thread per node (refit, one launch per
-/// level), per sphere (traversal) or per pair (contacts). The math is chain_ops.h's.
+/// The CUDA kernels of the sphere-chain solver: the refit as independent subtrees and then the
+/// upper tree (two launches), the traversal one thread per sphere, the contacts one thread per
+/// pair. The math is chain_ops.h's.
 
 namespace bulletgpu::detail {
 
-/// Computes the box of every leaf.
-__global__ void __launch_bounds__(cBlockSize)
-    boxChainLeaves(const ChainSphere* nodes, ChainBox* boxes, std::uint32_t leaves) {
-    const std::uint64_t i = globalThreadIndex();
-    if (i < leaves) boxes[i] = boxAroundSphere(nodes[i]);
+/// Leaves of one subtree of the refit: 2^cChainSubtreeLevels, eight per thread of a block.
+constexpr int cChainSubtreeLevels = 11;
+
+/// Computes the sphere and box of the nodes k in [first, end) of `level` (>= 1) from the level
+/// below, the block's threads striding over them.
+__device__ inline void refitChainRange(ChainSphere* nodes, ChainBox* boxes, const ChainLevels& tree, int level,
+                                       std::uint64_t first, std::uint64_t end) {
+    for (std::uint64_t k = first + threadIdx.x; k < end; k += blockDim.x) {
+        const auto node = static_cast<std::uint32_t>(k);
+        nodes[tree.offset[level] + k] = parentNode(nodes, tree, level, node);
+        boxes[tree.offset[level] + k] = parentBox(boxes, tree, level, node);
+    }
 }
 
-/// Computes the sphere and box of every node of `level` from the level below.
+/// Refits the independent subtrees (the paper's aGPU2): block b owns the leaves
+/// [b * 2^L, (b + 1) * 2^L), L = cChainSubtreeLevels, and every node above them up to level L.
+/// The children of a node lie in its parent's block, so a barrier between levels suffices, and
+/// one launch replaces the L + 1 launches of a level-by-level refit.
 __global__ void __launch_bounds__(cBlockSize)
-    refitChainLevel(ChainSphere* nodes, ChainBox* boxes, ChainLevels tree, int level) {
-    const std::uint64_t k = globalThreadIndex();
-    if (k >= tree.count[level]) return;
-    const auto node = static_cast<std::uint32_t>(k);
-    nodes[tree.offset[level] + k] = parentNode(nodes, tree, level, node);
-    boxes[tree.offset[level] + k] = parentBox(boxes, tree, level, node);
+    refitChainSubtrees(ChainSphere* nodes, ChainBox* boxes, ChainLevels tree) {
+    const std::uint64_t firstLeaf = static_cast<std::uint64_t>(blockIdx.x) << cChainSubtreeLevels;
+    const std::uint64_t subtreeEnd = firstLeaf + (std::uint64_t{1} << cChainSubtreeLevels);
+    const std::uint64_t leafEnd = subtreeEnd < tree.count[0] ? subtreeEnd : tree.count[0];
+    for (std::uint64_t i = firstLeaf + threadIdx.x; i < leafEnd; i += blockDim.x) boxes[i] = boxAroundSphere(nodes[i]);
+    for (int level = 1; level <= cChainSubtreeLevels && level < tree.levels; ++level) {
+        __syncthreads(); // the level below is written (global writes are visible within the block)
+        const std::uint64_t first = firstLeaf >> level;
+        const std::uint64_t levelEnd = first + (std::uint64_t{1} << (cChainSubtreeLevels - level));
+        const std::uint64_t end = levelEnd < tree.count[level] ? levelEnd : tree.count[level];
+        refitChainRange(nodes, boxes, tree, level, first, end);
+    }
+}
+
+/// Refits every level above the subtrees in one block, level after level.
+__global__ void __launch_bounds__(cBlockSize)
+    refitChainUpperTree(ChainSphere* nodes, ChainBox* boxes, ChainLevels tree) {
+    for (int level = cChainSubtreeLevels + 1; level < tree.levels; ++level) {
+        __syncthreads();
+        refitChainRange(nodes, boxes, tree, level, 0, tree.count[level]);
+    }
 }
 
 /// Appends the pair key (first << 32 | leaf) of every reported leaf; keys past `capacity` are

@@ -30,7 +30,7 @@ Backend requestedBackend(const BroadphaseConfig& config) {
 SlabPlan BackendChoice::plan(std::uint32_t objects, const SlabPlan& current) const {
     if (!autoSlabs) return SlabPlan{allowGpu ? Backend::Cuda : Backend::Cpu, fixedSlabs};
     return SlabCostModel::plan(objects, allowGpu, forceGpu, cpuThreads, static_cast<int>(devices.size()),
-                               cpuSlabObjects, current);
+                               cpuSlabObjects, gpuSlabObjects, current);
 }
 
 namespace {
@@ -47,7 +47,9 @@ std::string planText(const BackendChoice& choice) {
         text += "; CUDA from " + std::to_string(SlabCostModel::cGpuObjects) + " objects";
     }
     if (choice.allowGpu && choice.devices.size() > 1) {
-        text += "; one slab per GPU from " + std::to_string(SlabCostModel::cMultiGpuObjects) + " objects";
+        text += choice.gpuSlabObjects == 0
+                    ? std::string("; one GPU")
+                    : "; one slab per GPU from " + std::to_string(choice.gpuSlabObjects) + " objects";
     }
     return text + ")";
 }
@@ -100,6 +102,7 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     choice.fixedSlabs = std::max(1, config.partitions);
     choice.cpuThreads = config.threads > 0 ? config.threads : omp_get_max_threads();
     choice.cpuSlabObjects = config.cpuSlabObjects;
+    choice.gpuSlabObjects = config.gpuSlabObjects;
     const Backend requested = requestedBackend(config);
     const std::string cpu =
         "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");

@@ -20,6 +20,7 @@ struct BackendChoice {
     int fixedSlabs = 1;               ///< The slabs asked for when not automatic.
     int cpuThreads = 1;               ///< Host threads of the CPU backend.
     std::uint32_t cpuSlabObjects = 0; ///< Objects from which the CPU splits into slabs (0: never).
+    std::uint32_t gpuSlabObjects = 0; ///< Objects from which several GPUs split the scene (0: never).
     std::vector<int> devices;         ///< Usable CUDA devices, in slab order.
     std::string reason;               ///< The one log line: the backend, and why.
 

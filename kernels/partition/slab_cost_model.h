@@ -27,21 +27,27 @@ struct SlabPlan {
 /// On the CPU, bulletgpu-bench-partition on 2 cores (docs/benchmarks/partition-cpu.md) found
 /// the threads sharing one sweep faster than one slab per thread at every size from 10^4 to
 /// 10^6 cubes, so by default the CPU never splits (cpuSlabObjects = 0); machines with more
-/// cores can set a threshold. The GPU thresholds are first estimates that no GPU run has
-/// confirmed yet.
+/// cores can set a threshold. On one H100 (docs/benchmarks/partition-h100.md) K = 2 and 4 slabs
+/// on streams cost 14x and 12x one finder at 10^6 cubes, since the host hands every moved box to
+/// its slabs, so by default the GPUs never split either (gpuSlabObjects = 0).
+///
+/// The GPU threshold comes from bulletgpu-bench-broadphase on the H100 machine (docs/benchmarks/
+/// broadphase-h100.md): a whole frame (setAabb on every cube, then calculateOverlappingPairs)
+/// took 0.28 ms on the GPU against 0.32 ms on its 16 cores at 1,000 moving cubes (about even,
+/// with a launch and copy latency the CPU does not pay), and 0.35 against 0.91 ms at 3,000; a
+/// 2-core machine's CPU is slower still. So Auto moves to the GPU from 2,000 objects.
 struct SlabCostModel {
     /// Objects from which Auto moves the broad phase to a GPU.
-    static constexpr std::uint32_t cGpuObjects = 20000;
-    /// Objects from which the scene is split across several GPUs, one slab each.
-    static constexpr std::uint32_t cMultiGpuObjects = 500000;
+    static constexpr std::uint32_t cGpuObjects = 2000;
     /// A step is taken back when the count falls below this fraction of its threshold.
     static constexpr double cHysteresis = 0.75;
 
     /// The plan for this many objects. allowGpu: Auto or Cuda found a device; forceGpu: Cuda
     /// was asked for. cpuThreads and gpuDevices bound the slabs; current is the plan in use.
-    /// cpuSlabObjects: objects from which CPU threads each take a slab (0: never).
+    /// cpuSlabObjects: objects from which CPU threads each take a slab (0: never);
+    /// gpuSlabObjects: objects from which each of several GPUs takes a slab (0: never).
     static SlabPlan plan(std::uint32_t objects, bool allowGpu, bool forceGpu, int cpuThreads, int gpuDevices,
-                         std::uint32_t cpuSlabObjects, const SlabPlan& current) {
+                         std::uint32_t cpuSlabObjects, std::uint32_t gpuSlabObjects, const SlabPlan& current) {
         const auto above = [&](std::uint32_t threshold, bool inUse) {
             return inUse ? objects >= threshold * cHysteresis : objects >= threshold;
         };
@@ -49,7 +55,9 @@ struct SlabCostModel {
         const bool onGpu = current.backend == Backend::Cuda;
         if (forceGpu || (allowGpu && above(cGpuObjects, onGpu))) {
             next.backend = Backend::Cuda;
-            next.slabs = gpuDevices > 1 && above(cMultiGpuObjects, onGpu && current.slabs > 1) ? gpuDevices : 1;
+            next.slabs = gpuDevices > 1 && gpuSlabObjects > 0 && above(gpuSlabObjects, onGpu && current.slabs > 1)
+                             ? gpuDevices
+                             : 1;
             return next;
         }
         next.backend = Backend::Cpu;

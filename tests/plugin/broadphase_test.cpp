@@ -18,7 +18,8 @@ using namespace bulletgpu;
 using namespace bulletgpu::test;
 
 TEST_CASE("Broadphase: equals brute force and btSimpleBroadphase under churn", "[broadphase]") {
-    const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
+    const SceneKind kind =
+        GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 2, 100, 2000);
     CAPTURE(sceneName(kind), n);
     SceneGenerator generator(static_cast<std::uint32_t>(97 * n + static_cast<int>(kind)));
@@ -87,15 +88,17 @@ TEST_CASE("Broadphase: named edge cases", "[broadphase]") {
     const double big = sizeof(btScalar) == sizeof(double) ? 1e30 : 1e18;
     BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), 64);
     std::vector<TestBox> boxes = {
-        {{0, 0, 0}, {1, 1, 1}},          {{1, 0, 0}, {2, 1, 1}},          // touching faces
-        {{2, 1, 1}, {3, 2, 2}},                                            // touching a corner
-        {{5, 5, 5}, {5, 5, 5}},          {{5, 5, 5}, {5, 5, 5}},          // zero-size, identical
-        {{-big, -big, -big}, {big, 0, big}},                               // a static plane's AABB
-        {{-big, -big, -big}, {big, big, big}},                             // huge with huge
-        {{-inf, 3, -inf}, {inf, 4, inf}},                                  // infinite slab
-        {{nan, 0, 0}, {1, 1, 1}},                                          // NaN: overlaps nothing
+        {{0, 0, 0}, {1, 1, 1}},
+        {{1, 0, 0}, {2, 1, 1}}, // touching faces
+        {{2, 1, 1}, {3, 2, 2}}, // touching a corner
+        {{5, 5, 5}, {5, 5, 5}},
+        {{5, 5, 5}, {5, 5, 5}},                // zero-size, identical
+        {{-big, -big, -big}, {big, 0, big}},   // a static plane's AABB
+        {{-big, -big, -big}, {big, big, big}}, // huge with huge
+        {{-inf, 3, -inf}, {inf, 4, inf}},      // infinite slab
+        {{nan, 0, 0}, {1, 1, 1}},              // NaN: overlaps nothing
         {{0, 0, 0}, {nan, nan, nan}},
-        {{9, 9, 9}, {8, 10, 10}},                                          // inverted: overlaps nothing
+        {{9, 9, 9}, {8, 10, 10}}, // inverted: overlaps nothing
     };
     for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i]);
     ours.step();
@@ -147,7 +150,8 @@ TEST_CASE("Broadphase: ghost pair callbacks fire once per real change", "[broadp
         ours.step();
         const std::set<ObjectPair> after = ours.cachePairs();
         std::set<ObjectPair> added, removed;
-        std::set_difference(after.begin(), after.end(), before.begin(), before.end(), std::inserter(added, added.end()));
+        std::set_difference(after.begin(), after.end(), before.begin(), before.end(),
+                            std::inserter(added, added.end()));
         std::set_difference(before.begin(), before.end(), after.begin(), after.end(),
                             std::inserter(removed, removed.end()));
         REQUIRE(events.added == std::multiset<ObjectPair>(added.begin(), added.end()));
@@ -231,8 +235,10 @@ TEST_CASE("Broadphase: ids, boxes, bounds, reset and stats", "[broadphase]") {
     Broadphase broadphase(cpuConfig());
     CHECK(broadphase.backend() == Backend::Cpu);
     btCollisionObject objects[3];
-    btBroadphaseProxy* a = broadphase.createProxy(btVector3(0, 0, 0), btVector3(1, 1, 1), 0, &objects[0], 1, -1, nullptr);
-    btBroadphaseProxy* b = broadphase.createProxy(btVector3(4, 0, 0), btVector3(5, 2, 1), 0, &objects[1], 1, -1, nullptr);
+    btBroadphaseProxy* a =
+        broadphase.createProxy(btVector3(0, 0, 0), btVector3(1, 1, 1), 0, &objects[0], 1, -1, nullptr);
+    btBroadphaseProxy* b =
+        broadphase.createProxy(btVector3(4, 0, 0), btVector3(5, 2, 1), 0, &objects[1], 1, -1, nullptr);
     CHECK(a->m_uniqueId != b->m_uniqueId);
     CHECK(a->m_clientObject == &objects[0]);
     btVector3 lo, hi;
@@ -249,7 +255,8 @@ TEST_CASE("Broadphase: ids, boxes, bounds, reset and stats", "[broadphase]") {
     broadphase.destroyProxy(a, nullptr);
     broadphase.destroyProxy(b, nullptr);
     broadphase.resetPool(nullptr);
-    btBroadphaseProxy* c = broadphase.createProxy(btVector3(0, 0, 0), btVector3(1, 1, 1), 0, &objects[2], 1, -1, nullptr);
+    btBroadphaseProxy* c =
+        broadphase.createProxy(btVector3(0, 0, 0), btVector3(1, 1, 1), 0, &objects[2], 1, -1, nullptr);
     CHECK(c->m_uniqueId == 1);
     broadphase.destroyProxy(c, nullptr);
 }
@@ -371,17 +378,19 @@ TEST_CASE("Broadphase: automatic slabs follow the object count and keep the pair
 
 TEST_CASE("Broadphase: by default the CPU threads share one sweep at any size", "[broadphase][partition]") {
     for (std::uint32_t objects : {0u, 1000u, 100000u, 10000000u}) {
-        const SlabPlan plan = SlabCostModel::plan(objects, false, false, 16, 0, 0, SlabPlan{});
+        const SlabPlan plan = SlabCostModel::plan(objects, false, false, 16, 0, 0, 0, SlabPlan{});
         CHECK(plan.backend == Backend::Cpu);
         CHECK(plan.slabs == 1);
     }
     // A GPU takes over from cGpuObjects, and gives back only below cHysteresis of it.
-    const SlabPlan gpu = SlabCostModel::plan(SlabCostModel::cGpuObjects, true, false, 2, 1, 0, SlabPlan{});
+    const SlabPlan gpu = SlabCostModel::plan(SlabCostModel::cGpuObjects, true, false, 2, 1, 0, 0, SlabPlan{});
     CHECK(gpu.backend == Backend::Cuda);
     const auto hovering = static_cast<std::uint32_t>(SlabCostModel::cGpuObjects * 0.9);
-    CHECK(SlabCostModel::plan(hovering, true, false, 2, 1, 0, gpu).backend == Backend::Cuda);
-    CHECK(SlabCostModel::plan(hovering, true, false, 2, 1, 0, SlabPlan{}).backend == Backend::Cpu);
-    CHECK(SlabCostModel::plan(SlabCostModel::cMultiGpuObjects, true, false, 2, 4, 0, gpu).slabs == 4);
+    CHECK(SlabCostModel::plan(hovering, true, false, 2, 1, 0, 0, gpu).backend == Backend::Cuda);
+    CHECK(SlabCostModel::plan(hovering, true, false, 2, 1, 0, 0, SlabPlan{}).backend == Backend::Cpu);
+    // Several GPUs stay one slab unless gpuSlabObjects asks for a split.
+    CHECK(SlabCostModel::plan(10000000, true, false, 2, 4, 0, 0, gpu).slabs == 1);
+    CHECK(SlabCostModel::plan(500000, true, false, 2, 4, 0, 500000, gpu).slabs == 4);
 }
 
 TEST_CASE("Broadphase: bad partition and device settings are clear errors", "[broadphase][partition]") {

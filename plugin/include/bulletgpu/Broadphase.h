@@ -34,6 +34,10 @@ struct BroadphaseConfig {
     /// instead of sharing one sweep. 0 never splits on the CPU, the faster choice at every
     /// size measured on 2 cores (docs/benchmarks/partition-cpu.md).
     std::uint32_t cpuSlabObjects = 0;
+    /// With partitions == 0 and several usable GPUs: the object count from which each GPU takes
+    /// a slab. 0 never splits, the faster choice at every size measured: on one H100, K = 2
+    /// slabs on streams cost 14x one finder at 10^6 cubes (docs/benchmarks/partition-h100.md).
+    std::uint32_t gpuSlabObjects = 0;
     /// Proxies to reserve room for up front (grows on demand).
     std::uint32_t initialCapacity = 1024;
     /// Pair cache to fill; null makes the broadphase own a btHashedOverlappingPairCache.
@@ -65,7 +69,8 @@ public:
 
     // btBroadphaseInterface; see Bullet's btBroadphaseInterface.h for the contract of each.
     btBroadphaseProxy* createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int shapeType, void* userPtr,
-                                   int collisionFilterGroup, int collisionFilterMask, btDispatcher* dispatcher) override;
+                                   int collisionFilterGroup, int collisionFilterMask,
+                                   btDispatcher* dispatcher) override;
     void destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
     void setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                  btDispatcher* dispatcher) override;

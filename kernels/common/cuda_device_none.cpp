@@ -27,4 +27,9 @@ std::unique_ptr<PairFinder> createCudaPairFinder(int device) {
                              probeCudaDevice(device).reason);
 }
 
+std::vector<std::unique_ptr<PairFinder>> createCudaSlabFinders(int device, int /*count*/) {
+    throw std::runtime_error("bulletgpu: CUDA backend requested for device " + std::to_string(device) + ", but " +
+                             probeCudaDevice(device).reason);
+}
+
 } // namespace bulletgpu

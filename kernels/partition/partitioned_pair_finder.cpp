@@ -59,7 +59,12 @@ PartitionedPairFinder::PartitionedPairFinder(std::vector<std::unique_ptr<PairFin
         throw std::invalid_argument("bulletgpu: a partitioned finder takes 1 to " + std::to_string(cMaxSlabs) +
                                     " slabs, not " + std::to_string(slabFinders.size()));
     }
+    m_sharedStore = slabFinders.front()->sharesStore();
     for (auto& finder : slabFinders) {
+        if (finder->sharesStore() != m_sharedStore) {
+            throw std::invalid_argument(
+                "bulletgpu: a partitioned finder's slab finders must all share the store or none");
+        }
         auto slab = std::make_unique<Slab>();
         slab->finder = std::move(finder);
         m_slabs.push_back(std::move(slab));
@@ -135,7 +140,11 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
             m_slabs[k]->finder->setOwnership(m_splitter.cuts().ownership(static_cast<int>(k)));
         }
     }
-    if (m_scanAll) {
+    if (m_sharedStore) {
+        // The slab finders search the whole store on the device: nothing to hand out.
+        m_scan.clear();
+        m_slabs.front()->finder->uploadSharedStore(boxes);
+    } else if (m_scanAll) {
         m_scan.resize(slots);
         for (std::uint32_t slot = 0; slot < slots; ++slot) m_scan[slot] = slot;
     } else {
@@ -184,6 +193,7 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
         m_last[slot] = m_nextLast[i];
     }
     m_scanAll = false;
+    if (m_sharedStore) m_objects = boxes.liveCount();
     const double sweepMs = millisecondsSince(sweepStart);
 
     const auto mergeStart = Clock::now();
@@ -203,9 +213,16 @@ void PartitionedPairFinder::update(BoxStore& boxes, bool filterGroups, PairDelta
 #endif
 }
 
-void PartitionedPairFinder::updateSlab(int index, const BoxStore& boxes, bool filterGroups) {
+void PartitionedPairFinder::updateSlab(int index, BoxStore& boxes, bool filterGroups) {
     Slab& slab = *m_slabs[static_cast<std::size_t>(index)];
     slab.migrated = 0;
+    if (m_sharedStore) {
+        // Global slots already, each list sorted; the store's dirty list is cleared by update().
+        slab.finder->update(boxes, filterGroups, slab.deltas);
+        slab.found.swap(slab.deltas.found);
+        slab.lost.swap(slab.deltas.lost);
+        return;
+    }
     const auto slab8 = static_cast<std::uint8_t>(index);
     for (std::size_t i = 0; i < m_scan.size(); ++i) {
         const std::uint32_t slot = m_scan[i];
@@ -253,14 +270,18 @@ void PartitionedPairFinder::updateSlab(int index, const BoxStore& boxes, bool fi
 void PartitionedPairFinder::merge(PairDeltas& deltas) {
     // Every pair is owned by one slab at a time, so the slabs' found lists are disjoint, and so
     // are their lost lists; a pair whose ownership moved is lost by one slab and found by another.
+    // Each slab's lists are sorted: merge them run by run instead of sorting the lot.
+    const auto mergeRun = [this](std::vector<std::uint64_t>& into, const std::vector<std::uint64_t>& run) {
+        m_scratch.resize(into.size() + run.size());
+        std::merge(into.begin(), into.end(), run.begin(), run.end(), m_scratch.begin());
+        into.swap(m_scratch);
+    };
     m_found.clear();
     m_lost.clear();
     for (const auto& slab : m_slabs) {
-        m_found.insert(m_found.end(), slab->found.begin(), slab->found.end());
-        m_lost.insert(m_lost.end(), slab->lost.begin(), slab->lost.end());
+        mergeRun(m_found, slab->found);
+        mergeRun(m_lost, slab->lost);
     }
-    std::sort(m_found.begin(), m_found.end());
-    std::sort(m_lost.begin(), m_lost.end());
     deltas.found.clear();
     deltas.lost.clear();
     std::set_difference(m_found.begin(), m_found.end(), m_lost.begin(), m_lost.end(), std::back_inserter(deltas.found));
@@ -323,7 +344,7 @@ void PartitionedPairFinder::fillStats(double distributeMs) {
     for (std::size_t k = 0; k < m_slabs.size(); ++k) {
         const Slab& slab = *m_slabs[k];
         const PairFinderStats& s = slab.finder->stats();
-        m_loads[k] = slab.store.liveCount();
+        m_loads[k] = m_sharedStore ? s.objects : slab.store.liveCount();
         total += m_loads[k];
         m_stats.maxLoad = std::max(m_stats.maxLoad, m_loads[k]);
         m_stats.migrated += slab.migrated;
@@ -337,7 +358,7 @@ void PartitionedPairFinder::fillStats(double distributeMs) {
         m_stats.sweepAxis = s.sweepAxis;
     }
     m_stats.objects = m_objects;
-    m_stats.straddlers = static_cast<std::uint32_t>(total - m_objects);
+    m_stats.straddlers = static_cast<std::uint32_t>(total > m_objects ? total - m_objects : 0);
     const double mean = static_cast<double>(total) / static_cast<double>(m_slabs.size());
     m_stats.imbalance = mean > 0 ? m_stats.maxLoad / mean : 1.0;
     m_stats.pairs = m_pairs.size();
@@ -348,6 +369,7 @@ bool PartitionedPairFinder::validate(const BoxStore& boxes) const {
     for (std::size_t i = 1; i < m_pairs.size(); ++i) {
         if (m_pairs[i - 1] >= m_pairs[i]) return false;
     }
+    if (m_sharedStore) return true; // no slab stores
     for (std::uint32_t slot = 0; slot < boxes.size(); ++slot) {
         int first, last;
         slabRange(boxes, slot, first, last);
@@ -373,11 +395,14 @@ std::unique_ptr<PairFinder> createPartitionedCpuPairFinder(int slabs, int thread
 
 std::unique_ptr<PairFinder> createPartitionedCudaPairFinder(int slabs, const std::vector<int>& devices) {
     if (devices.empty()) throw std::invalid_argument("bulletgpu: a partitioned CUDA finder needs at least one device");
+    const int count = std::max(1, slabs);
+    const bool oneDevice = std::all_of(devices.begin(), devices.end(), [&](int d) { return d == devices.front(); });
+    if (oneDevice) return std::make_unique<PartitionedPairFinder>(createCudaSlabFinders(devices.front(), count), count);
     std::vector<std::unique_ptr<PairFinder>> finders;
-    for (int k = 0; k < std::max(1, slabs); ++k) {
+    for (int k = 0; k < count; ++k) {
         finders.push_back(createCudaPairFinder(devices[static_cast<std::size_t>(k) % devices.size()]));
     }
-    return std::make_unique<PartitionedPairFinder>(std::move(finders), std::max(1, slabs));
+    return std::make_unique<PartitionedPairFinder>(std::move(finders), count);
 }
 
 } // namespace bulletgpu

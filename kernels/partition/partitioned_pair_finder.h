@@ -22,6 +22,10 @@ namespace bulletgpu {
 /// enter or leave one. The slabs' found and lost pairs are merged once per update, and a pair
 /// that moved from one slab to another cancels out. The pair set, and so the deltas, are the
 /// same as a single finder's for every K.
+///
+/// Slab finders that share one device copy of the store (PairFinder::sharesStore, the K streams
+/// of one GPU) get no slab stores: the changed boxes are uploaded once, and each slab's finder
+/// searches the boxes touching its slab in place, in global slots.
 class PartitionedPairFinder final : public PairFinder {
 public:
     /// One finder per slab (at least one); they must not be used elsewhere. hostThreads is
@@ -57,7 +61,7 @@ private:
 
     /// Brings one slab's store up to date with the scanned slots, runs its finder and turns its
     /// deltas into global pair keys.
-    void updateSlab(int index, const BoxStore& boxes, bool filterGroups);
+    void updateSlab(int index, BoxStore& boxes, bool filterGroups);
     /// The slabs a slot's box touches now, as [first, last]; first > last when none.
     void slabRange(const BoxStore& boxes, std::uint32_t slot, int& first, int& last) const;
     /// Merges the slabs' deltas, reconciles them with the edits and updates the pair set.
@@ -70,6 +74,7 @@ private:
     std::vector<std::unique_ptr<Slab>> m_slabs;
     int m_hostThreads;
     bool m_initialised = false;
+    bool m_sharedStore = false; // the slab finders share one device copy of the caller's store
     SlabSplitter m_splitter;
     std::vector<std::uint8_t> m_first;     // per global slot: first slab it is in (cNoSlab: none)
     std::vector<std::uint8_t> m_last;      // per global slot: last slab it is in
@@ -93,9 +98,10 @@ constexpr int cMaxSlabs = 64;
 /// A partitioned finder of K CPU slabs run on `threads` host threads (<= 0: OpenMP's default).
 std::unique_ptr<PairFinder> createPartitionedCpuPairFinder(int slabs, int threads);
 
-/// A partitioned finder of one CUDA finder per slab, slab k on devices[k % devices.size()]
-/// (several slabs on one device run on separate streams). Throws std::runtime_error saying
-/// why when a device cannot be used.
+/// A partitioned finder of one CUDA finder per slab, slab k on devices[k % devices.size()].
+/// When every slab is on one device, the slabs run on separate streams and share one device
+/// copy of the store (createCudaSlabFinders). Throws std::runtime_error saying why when a
+/// device cannot be used.
 std::unique_ptr<PairFinder> createPartitionedCudaPairFinder(int slabs, const std::vector<int>& devices);
 
 } // namespace bulletgpu

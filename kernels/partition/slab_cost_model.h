@@ -28,8 +28,8 @@ struct SlabPlan {
 /// the threads sharing one sweep faster than one slab per thread at every size from 10^4 to
 /// 10^6 cubes, so by default the CPU never splits (cpuSlabObjects = 0); machines with more
 /// cores can set a threshold. On one H100 (docs/benchmarks/partition-h100.md) K = 2 and 4 slabs
-/// on streams cost 14x and 12x one finder at 10^6 cubes, since the host hands every moved box to
-/// its slabs, so by default the GPUs never split either (gpuSlabObjects = 0).
+/// on streams, sharing one copy of the boxes, cost 2.7x and 3.0x one finder at 10^6 cubes, so by
+/// default the GPUs never split either (gpuSlabObjects = 0).
 ///
 /// The GPU threshold comes from bulletgpu-bench-broadphase on the H100 machine (docs/benchmarks/
 /// broadphase-h100.md): a whole frame (setAabb on every cube, then calculateOverlappingPairs)

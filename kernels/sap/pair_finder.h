@@ -102,6 +102,16 @@ public:
     /// Keeps only the pairs the window owns from the next update on (see PairOwnership).
     virtual void setOwnership(const PairOwnership& window) = 0;
 
+    /// Whether this finder is one slab of several that share one device copy of the store
+    /// (createCudaSlabFinders): its update() searches the caller's whole store, only the boxes
+    /// that touch its ownership window, after uploadSharedStore(), and leaves the store's dirty
+    /// list to the caller.
+    virtual bool sharesStore() const { return false; }
+
+    /// Sends the store's changed boxes to the copy the slab finders share; called once per update,
+    /// before their update(), on a finder that sharesStore().
+    virtual void uploadSharedStore(const BoxStore& /*boxes*/) {}
+
     /// Forgets the pair set (the next update reports every pair as found).
     virtual void reset() = 0;
 
@@ -121,5 +131,10 @@ std::unique_ptr<PairFinder> createCpuPairFinder(int threads);
 /// CUDA pair finder on the given device. Throws std::runtime_error saying why when the
 /// library was built without CUDA or the device cannot be used.
 std::unique_ptr<PairFinder> createCudaPairFinder(int device);
+
+/// `count` CUDA pair finders on one device that share one device copy of the store, one per slab
+/// of a PartitionedPairFinder, each on its own stream (see PairFinder::sharesStore). Throws
+/// std::runtime_error saying why when the library was built without CUDA or the device cannot be used.
+std::vector<std::unique_ptr<PairFinder>> createCudaSlabFinders(int device, int count);
 
 } // namespace bulletgpu

@@ -25,6 +25,7 @@
 #include <chrono>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -108,6 +109,45 @@ struct DeviceBoxArrays {
     }
 };
 
+/// The device copy of a box store: the boxes stay resident and each upload sends only the slots
+/// that changed. A finder owns one, or the slab finders of one device share one
+/// (createCudaSlabFinders): it is uploaded once per update on its own stream, and the slabs'
+/// streams wait for that upload.
+class DeviceBoxMirror {
+public:
+    /// A mirror on `device`, with a stream and an event of its own for shared uploads.
+    explicit DeviceBoxMirror(int device) : m_uploaded(device), m_stream(device) {}
+
+    /// Sends the dirty slots, and every slot the device does not hold yet, on `stream`.
+    void upload(const BoxStore& boxes, cudaStream_t stream);
+    /// Uploads on the mirror's own stream and marks the point the slabs' streams wait for.
+    void uploadShared(const BoxStore& boxes) {
+        upload(boxes, m_stream.get());
+        BULLETGPU_CUDA_TRY(cudaEventRecord(m_uploaded[0], m_stream.get()));
+    }
+    /// Makes `stream` wait for the last shared upload.
+    void waitForSharedUpload(cudaStream_t stream) const {
+        BULLETGPU_CUDA_TRY(cudaStreamWaitEvent(stream, m_uploaded[0], 0));
+    }
+    /// Read-only view of the resident boxes.
+    BoxArraysView view() const { return m_boxes.view(m_residentExact); }
+    /// The device's filter states, for classification.
+    const std::uint8_t* states() const { return m_boxes.state.data(); }
+
+private:
+    DeviceBoxArrays m_boxes;
+    const BoxStore* m_residentStore = nullptr; // the store the device arrays mirror
+    bool m_residentExact = false;
+    std::uint32_t m_residentSlots = 0;      // slots [0, this) mirror the store up to its dirty list
+    std::vector<std::uint32_t> m_sendSlots; // the slots an upload sends, when not the dirty list itself
+    PinnedBuffer<SapSlotRecord> m_staging;
+    PinnedBuffer<SapExactRecord> m_exactStaging;
+    DeviceBuffer<SapSlotRecord> m_records;
+    DeviceBuffer<SapExactRecord> m_exactRecords;
+    detail::CudaEvents<1> m_uploaded;
+    detail::CudaStream m_stream; // last: destroyed first, after waiting for the uploads
+};
+
 /// Per-slot scratch: classification, the normal and huge lists, the endpoint sort.
 struct SlotBuffers {
     DeviceBuffer<std::uint8_t> isNormal, isHuge;
@@ -147,8 +187,10 @@ struct EntryBuffers {
 /// read counts that size the next step, and for the found and lost lists.
 class PairFinderCuda final : public PairFinder {
 public:
-    /// Throws std::runtime_error with the probe's reason when the device cannot be used.
-    explicit PairFinderCuda(int device);
+    /// A finder with its own device copy of the store, or, given `sharedMirror`, one slab finder
+    /// of several sharing it (see PairFinder::sharesStore). Throws std::runtime_error with the
+    /// probe's reason when the device cannot be used.
+    explicit PairFinderCuda(int device, std::shared_ptr<DeviceBoxMirror> sharedMirror = nullptr);
 
     Backend backend() const override { return Backend::Cuda; }
     void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) override;
@@ -159,13 +201,16 @@ public:
         m_gate.open();
     }
     void reset() override;
+    bool sharesStore() const override { return m_sharesMirror; }
+    void uploadSharedStore(const BoxStore& boxes) override {
+        const DeviceScope scope(m_device);
+        m_mirror->uploadShared(boxes);
+    }
     std::uint64_t pairCount() const override { return m_pairCount; }
     const PairFinderStats& stats() const override { return m_stats; }
     std::string description() const override;
 
 private:
-    /// Sends the dirty slots, and every slot the device does not hold yet, to the device.
-    void uploadChangedBoxes(const BoxStore& boxes);
     /// Classifies the slots and compacts the normal and huge lists; returns their counts.
     SapCounters classify(std::uint32_t slots);
     /// Sorts the normal boxes along the sweep axis and buckets them into per-cell entries.
@@ -192,22 +237,15 @@ private:
     void copyToDevice(const std::vector<std::uint64_t>& source, DeviceBuffer<std::uint64_t>& out);
     void record(Mark mark);
     double elapsedMs(Mark from, Mark to) const;
-    BoxArraysView deviceView() const { return m_boxes.view(m_residentExact); }
+    BoxArraysView deviceView() const { return m_mirror->view(); }
     cudaStream_t stream() const { return m_stream.get(); }
 
     int m_device;
     std::string m_deviceName;
     SapGrid m_grid;
     SapGridChooser m_gridChooser;
-    DeviceBoxArrays m_boxes;
-    const BoxStore* m_residentStore = nullptr; // the store the device arrays mirror
-    bool m_residentExact = false;
-    std::uint32_t m_residentSlots = 0;      // slots [0, this) mirror the store up to its dirty list
-    std::vector<std::uint32_t> m_sendSlots; // the slots an upload sends, when not the dirty list itself
-    PinnedBuffer<SapSlotRecord> m_staging;
-    PinnedBuffer<SapExactRecord> m_exactStaging;
-    DeviceBuffer<SapSlotRecord> m_records;
-    DeviceBuffer<SapExactRecord> m_exactRecords;
+    std::shared_ptr<DeviceBoxMirror> m_mirror;
+    bool m_sharesMirror; // a slab finder: the partitioned finder uploads, this finder only waits
     SlotBuffers m_slots;
     EntryBuffers m_entries;
     DeviceBuffer<std::uint64_t> m_rawPairs;    // compacted keys, unsorted, as the sweeps append them
@@ -227,8 +265,10 @@ private:
     detail::CudaStream m_stream; // last: destroyed first, after waiting for the work that uses the buffers
 };
 
-PairFinderCuda::PairFinderCuda(int device)
-    : m_device(device), m_deviceName(usableCudaDeviceName(device)), m_marks(device), m_stream(device) {
+PairFinderCuda::PairFinderCuda(int device, std::shared_ptr<DeviceBoxMirror> sharedMirror)
+    : m_device(device), m_deviceName(usableCudaDeviceName(device)),
+      m_mirror(sharedMirror ? sharedMirror : std::make_shared<DeviceBoxMirror>(device)),
+      m_sharesMirror(sharedMirror != nullptr), m_marks(device), m_stream(device) {
     const DeviceScope scope(m_device);
     m_counters.reserve(1, stream());
     m_hostCounters.reserve(1, stream());
@@ -245,7 +285,9 @@ void PairFinderCuda::reset() {
 }
 
 void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
-    if (m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
+    // A slab finder always runs: the partitioned finder decides when to skip, and the store's
+    // dirty list, which skip() clears, belongs to it.
+    if (!m_sharesMirror && m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
     const DeviceScope scope(m_device);
     m_stats = PairFinderStats{};
     const auto hostStart = Clock::now();
@@ -253,7 +295,11 @@ void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& delt
     const double hostMs = millisecondsSince(hostStart);
 
     record(MarkStart);
-    uploadChangedBoxes(boxes);
+    if (m_sharesMirror) {
+        m_mirror->waitForSharedUpload(stream());
+    } else {
+        m_mirror->upload(boxes, stream());
+    }
     record(MarkUploaded);
     const std::uint32_t slots = boxes.size();
     const SapCounters classified = classify(slots);
@@ -266,14 +312,14 @@ void PairFinderCuda::update(BoxStore& boxes, bool filterGroups, PairDeltas& delt
     fillStats(classified, swept, hostMs);
 
     m_gate.record(boxes, filterGroups);
-    boxes.clearDirty();
+    if (!m_sharesMirror) boxes.clearDirty();
 }
 
-void PairFinderCuda::uploadChangedBoxes(const BoxStore& boxes) {
+void DeviceBoxMirror::upload(const BoxStore& boxes, cudaStream_t stream) {
     const std::uint32_t slots = boxes.size();
     const bool exact = boxes.keepsExact();
     const bool sameStore = &boxes == m_residentStore && exact == m_residentExact && slots >= m_residentSlots;
-    const bool replaced = m_boxes.reserve(slots, exact, stream());
+    const bool replaced = m_boxes.reserve(slots, exact, stream);
     if (!sameStore || replaced) m_residentSlots = 0; // everything is sent again
     m_residentStore = &boxes;
     m_residentExact = exact;
@@ -294,22 +340,22 @@ void PairFinderCuda::uploadChangedBoxes(const BoxStore& boxes) {
     }
     m_residentSlots = slots;
     if (count == 0) return;
-    m_staging.reserve(count, stream());
-    m_records.reserve(count, stream());
+    m_staging.reserve(count, stream);
+    m_records.reserve(count, stream);
     if (exact) {
-        m_exactStaging.reserve(count, stream());
-        m_exactRecords.reserve(count, stream());
+        m_exactStaging.reserve(count, stream);
+        m_exactRecords.reserve(count, stream);
     }
     stageSlotRecords(boxes, send, count, m_staging.data(), exact ? m_exactStaging.data() : nullptr,
                      omp_get_max_threads());
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_records.data(), m_staging.data(), count * sizeof(SapSlotRecord),
-                                       cudaMemcpyHostToDevice, stream()));
+                                       cudaMemcpyHostToDevice, stream));
     if (exact) {
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_exactRecords.data(), m_exactStaging.data(), count * sizeof(SapExactRecord),
-                                           cudaMemcpyHostToDevice, stream()));
+                                           cudaMemcpyHostToDevice, stream));
     }
-    launchPerItem(stream(), count, detail::sap_scatter_kernel, m_records.data(),
-                  exact ? m_exactRecords.data() : nullptr, count, m_boxes.writable(exact));
+    launchPerItem(stream, count, detail::sap_scatter_kernel, m_records.data(), exact ? m_exactRecords.data() : nullptr,
+                  count, m_boxes.writable(exact));
 }
 
 SapCounters PairFinderCuda::classify(std::uint32_t slots) {
@@ -318,7 +364,7 @@ SapCounters PairFinderCuda::classify(std::uint32_t slots) {
     SapCounters* counters = m_counters.data();
     const BoxArraysView view = deviceView();
     launchPerItem(stream(), slots, detail::sap_classify_kernel, view, detail::sapAxisBounds(view, m_grid),
-                  m_boxes.state.data(), slots, m_grid, m_slots.isNormal.data(), m_slots.isHuge.data(),
+                  m_mirror->states(), slots, m_grid, m_ownership, m_slots.isNormal.data(), m_slots.isHuge.data(),
                   m_slots.cellCount.data());
     const thrust::counting_iterator<std::uint32_t> slotIndex(0);
     selectFlagged(slotIndex, m_slots.isNormal.data(), m_slots.normalSlots.data(), &counters->normals, slots);
@@ -535,5 +581,12 @@ double PairFinderCuda::elapsedMs(Mark from, Mark to) const {
 } // namespace
 
 std::unique_ptr<PairFinder> createCudaPairFinder(int device) { return std::make_unique<PairFinderCuda>(device); }
+
+std::vector<std::unique_ptr<PairFinder>> createCudaSlabFinders(int device, int count) {
+    auto mirror = std::make_shared<DeviceBoxMirror>(device);
+    std::vector<std::unique_ptr<PairFinder>> finders;
+    for (int k = 0; k < count; ++k) finders.push_back(std::make_unique<PairFinderCuda>(device, mirror));
+    return finders;
+}
 
 } // namespace bulletgpu

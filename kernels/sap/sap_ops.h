@@ -42,6 +42,13 @@ BULLETGPU_HD bool pairOwned(const PairOwnership& window, float minA, float minB)
     return !(r < window.lo) && (r < window.hi || window.hi == HUGE_VALF);
 }
 
+/// Whether a box with these bounds on the window's axis touches the window's slab, as
+/// SlabCuts::slabOf places boxes: max at or above lo, min below hi (infinite edges always hold).
+/// Both boxes of every pair the window owns touch it.
+BULLETGPU_HD bool boxTouchesWindow(const PairOwnership& window, float min, float max) {
+    return (window.lo == -HUGE_VALF || max >= window.lo) && (window.hi == HUGE_VALF || min < window.hi);
+}
+
 /// Whether the window keeps the overlapping pair of slots a and b.
 BULLETGPU_HD bool sapOwnsPair(const PairOwnership& window, const BoxArraysView& boxes, std::uint32_t a,
                               std::uint32_t b) {

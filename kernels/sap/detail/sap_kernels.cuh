@@ -117,17 +117,21 @@ static __global__ void __launch_bounds__(cBlockSize)
 }
 
 /// Flags each slot as bucketed (normal) or huge, as BoxStore::isUsable and sapIsHuge decide,
-/// and counts the cells each normal box covers.
+/// and counts the cells each normal box covers. Boxes outside the ownership window's slab are
+/// neither: a slab finder that shares the store searches only the boxes touching its slab.
 static __global__ void __launch_bounds__(cBlockSize)
     sap_classify_kernel(BoxArraysView view, SapAxisBounds axes, const std::uint8_t* state, std::uint32_t slots,
-                        SapGrid grid, std::uint8_t* isNormal, std::uint8_t* isHuge, std::uint32_t* cellCount) {
+                        SapGrid grid, PairOwnership window, std::uint8_t* isNormal, std::uint8_t* isHuge,
+                        std::uint32_t* cellCount) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= slots) return;
     const std::uint32_t slot = static_cast<std::uint32_t>(i);
     bool normal = false, huge = false;
     std::uint32_t cells = 0;
-    if (state[slot] == BoxStore::Live && isUsableBox(view.min[0][slot], view.min[1][slot], view.min[2][slot],
-                                                     view.max[0][slot], view.max[1][slot], view.max[2][slot])) {
+    if (state[slot] == BoxStore::Live &&
+        isUsableBox(view.min[0][slot], view.min[1][slot], view.min[2][slot], view.max[0][slot], view.max[1][slot],
+                    view.max[2][slot]) &&
+        (window.axis < 0 || boxTouchesWindow(window, view.min[window.axis][slot], view.max[window.axis][slot]))) {
         const SapCellRange range =
             sapCellRange(grid, axes.minU[slot], axes.maxU[slot], axes.minV[slot], axes.maxV[slot]);
         huge = sapIsHuge(grid, range);

@@ -36,7 +36,7 @@ struct BroadphaseConfig {
     std::uint32_t cpuSlabObjects = 0;
     /// With partitions == 0 and several usable GPUs: the object count from which each GPU takes
     /// a slab. 0 never splits, the faster choice at every size measured: on one H100, K = 2
-    /// slabs on streams cost 14x one finder at 10^6 cubes (docs/benchmarks/partition-h100.md).
+    /// slabs on streams cost 2.7x one finder at 10^6 cubes (docs/benchmarks/partition-h100.md).
     std::uint32_t gpuSlabObjects = 0;
     /// Proxies to reserve room for up front (grows on demand).
     std::uint32_t initialCapacity = 1024;

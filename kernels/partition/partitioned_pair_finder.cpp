@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <exception>
 #include <iterator>
@@ -21,19 +22,55 @@ constexpr std::uint32_t cNoLocal = 0xffffffffu;
 /// First-slab entry of a global slot that is in no slab.
 constexpr std::uint8_t cNoSlab = 0xff;
 
-/// out = (set - lost) U found, for sorted sets with lost a subset of set and found disjoint from it.
+/// Below this many keys the pair set is updated on one thread.
+constexpr std::size_t cParallelApply = 1 << 16;
+/// Most key ranges the update is cut into.
+constexpr int cMaxApplyRanges = 64;
+
+/// out = (set - lost) U found, for sorted sets with lost a subset of set and found disjoint from
+/// it. Large sets are cut into key ranges at keys of the larger input, and each range is merged
+/// on its own thread straight to its place in out: its size is known up front, since every key
+/// of set, less the lost ones, and every found key land in out once.
 void applySorted(const std::vector<std::uint64_t>& set, const std::vector<std::uint64_t>& found,
-                 const std::vector<std::uint64_t>& lost, std::vector<std::uint64_t>& out) {
-    out.clear();
-    auto l = lost.begin();
-    auto f = found.begin();
-    for (std::uint64_t key : set) {
-        while (l != lost.end() && *l < key) ++l;
-        if (l != lost.end() && *l == key) continue;
-        while (f != found.end() && *f < key) out.push_back(*f++);
-        out.push_back(key);
+                 const std::vector<std::uint64_t>& lost, std::vector<std::uint64_t>& out, int threads) {
+    out.resize(set.size() - lost.size() + found.size());
+    const std::vector<std::uint64_t>& splitter = set.size() >= found.size() ? set : found;
+    const int ranges = splitter.size() >= cParallelApply ? std::min(threadsForRegion(threads), cMaxApplyRanges) : 1;
+    // Range r holds the keys in [splitter[size * r / ranges], splitter[size * (r + 1) / ranges]).
+    std::array<std::size_t, cMaxApplyRanges + 1> setAt{}, foundAt{}, lostAt{}, outAt{};
+    for (int r = 1; r < ranges; ++r) {
+        const std::uint64_t key = splitter[splitter.size() * static_cast<std::size_t>(r) / ranges];
+        const auto at = [key](const std::vector<std::uint64_t>& keys) {
+            return static_cast<std::size_t>(std::lower_bound(keys.begin(), keys.end(), key) - keys.begin());
+        };
+        setAt[r] = at(set);
+        foundAt[r] = at(found);
+        lostAt[r] = at(lost);
     }
-    out.insert(out.end(), f, found.end());
+    setAt[ranges] = set.size();
+    foundAt[ranges] = found.size();
+    lostAt[ranges] = lost.size();
+    for (int r = 0; r < ranges; ++r) {
+        outAt[r + 1] =
+            outAt[r] + (setAt[r + 1] - setAt[r]) - (lostAt[r + 1] - lostAt[r]) + (foundAt[r + 1] - foundAt[r]);
+    }
+#pragma omp parallel for num_threads(ranges) schedule(static, 1)
+    for (int r = 0; r < ranges; ++r) {
+        auto o = out.begin() + static_cast<std::ptrdiff_t>(outAt[r]);
+        auto l = lost.begin() + static_cast<std::ptrdiff_t>(lostAt[r]);
+        const auto lEnd = lost.begin() + static_cast<std::ptrdiff_t>(lostAt[r + 1]);
+        auto f = found.begin() + static_cast<std::ptrdiff_t>(foundAt[r]);
+        const auto fEnd = found.begin() + static_cast<std::ptrdiff_t>(foundAt[r + 1]);
+        const auto sEnd = set.begin() + static_cast<std::ptrdiff_t>(setAt[r + 1]);
+        for (auto key = set.begin() + static_cast<std::ptrdiff_t>(setAt[r]); key != sEnd; ++key) {
+            while (l != lEnd && *l < *key) ++l;
+            if (l != lEnd && *l == *key) continue;
+            while (f != fEnd && *f < *key) *o++ = *f++;
+            *o++ = *key;
+        }
+        o = std::copy(f, fEnd, o);
+        assert(o == out.begin() + static_cast<std::ptrdiff_t>(outAt[r + 1]));
+    }
 }
 
 } // namespace
@@ -288,14 +325,14 @@ void PartitionedPairFinder::merge(PairDeltas& deltas) {
     std::set_difference(m_lost.begin(), m_lost.end(), m_found.begin(), m_found.end(), std::back_inserter(deltas.lost));
 
     if (m_editAdded.empty() && m_editRemoved.empty()) {
-        applySorted(m_pairs, deltas.found, deltas.lost, m_scratch);
+        applySorted(m_pairs, deltas.found, deltas.lost, m_scratch, m_hostThreads);
         m_pairs.swap(m_scratch);
         return;
     }
     // Edits made the caller's set differ from the slabs' union: rebuild the union, apply the
     // slabs' deltas to it and report the difference with what the caller holds.
-    applySorted(m_pairs, m_editRemoved, m_editAdded, m_slabPairs);
-    applySorted(m_slabPairs, deltas.found, deltas.lost, m_scratch);
+    applySorted(m_pairs, m_editRemoved, m_editAdded, m_slabPairs, m_hostThreads);
+    applySorted(m_slabPairs, deltas.found, deltas.lost, m_scratch, m_hostThreads);
     deltas.found.clear();
     deltas.lost.clear();
     std::set_difference(m_scratch.begin(), m_scratch.end(), m_pairs.begin(), m_pairs.end(),
@@ -327,13 +364,13 @@ void PartitionedPairFinder::applyEdits(const std::vector<std::uint64_t>& added,
     m_found.clear();
     std::set_intersection(removed.begin(), removed.end(), m_pairs.begin(), m_pairs.end(), std::back_inserter(m_found));
     recordEdit(m_editAdded, m_editRemoved);
-    applySorted(m_pairs, {}, m_found, m_scratch);
+    applySorted(m_pairs, {}, m_found, m_scratch, m_hostThreads);
     m_pairs.swap(m_scratch);
 
     m_found.clear();
     std::set_difference(added.begin(), added.end(), m_pairs.begin(), m_pairs.end(), std::back_inserter(m_found));
     recordEdit(m_editRemoved, m_editAdded);
-    applySorted(m_pairs, m_found, {}, m_scratch);
+    applySorted(m_pairs, m_found, {}, m_scratch, m_hostThreads);
     m_pairs.swap(m_scratch);
 }
 
@@ -397,12 +434,16 @@ std::unique_ptr<PairFinder> createPartitionedCudaPairFinder(int slabs, const std
     if (devices.empty()) throw std::invalid_argument("bulletgpu: a partitioned CUDA finder needs at least one device");
     const int count = std::max(1, slabs);
     const bool oneDevice = std::all_of(devices.begin(), devices.end(), [&](int d) { return d == devices.front(); });
-    if (oneDevice) return std::make_unique<PartitionedPairFinder>(createCudaSlabFinders(devices.front(), count), count);
+    // One host thread drives each slab's stream; every thread may work on the merge.
+    const int hostThreads = std::max(count, omp_get_max_threads());
+    if (oneDevice) {
+        return std::make_unique<PartitionedPairFinder>(createCudaSlabFinders(devices.front(), count), hostThreads);
+    }
     std::vector<std::unique_ptr<PairFinder>> finders;
     for (int k = 0; k < count; ++k) {
         finders.push_back(createCudaPairFinder(devices[static_cast<std::size_t>(k) % devices.size()]));
     }
-    return std::make_unique<PartitionedPairFinder>(std::move(finders), count);
+    return std::make_unique<PartitionedPairFinder>(std::move(finders), hostThreads);
 }
 
 } // namespace bulletgpu

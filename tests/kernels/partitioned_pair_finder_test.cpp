@@ -261,8 +261,7 @@ TEST_CASE("PartitionedPairFinder: named edge cases", "[partition]") {
     CHECK(h.split().pairs().empty());
 }
 
-TEST_CASE("PartitionedPairFinder: more host threads than slabs, each slab over the parallel threshold",
-          "[partition]") {
+TEST_CASE("PartitionedPairFinder: more host threads than slabs, each slab over the parallel threshold", "[partition]") {
     // Each slab's finder asks for 8 threads inside the loop over slabs, where OpenMP gives a
     // nested region one thread: the finder must notice and still find every pair.
     constexpr std::size_t n = 20000;
@@ -277,6 +276,48 @@ TEST_CASE("PartitionedPairFinder: more host threads than slabs, each slab over t
             h.store.update(i, boxes[i].min, boxes[i].max);
         }
         h.updateAndCheck();
+    }
+}
+
+TEST_CASE("PartitionedPairFinder: hundreds of thousands of pairs are merged on several threads", "[partition]") {
+    // Over 65,536 pairs the pair set is updated in key ranges on parallel threads.
+    constexpr std::size_t n = 30000;
+    SceneGenerator generator(123);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Clustered, n);
+    BoxStore splitStore, singleStore;
+    for (std::uint32_t i = 0; i < n; ++i) {
+        insert(splitStore, i, boxes[i]);
+        insert(singleStore, i, boxes[i]);
+    }
+    const std::unique_ptr<PairFinder> split = createPartitionedCpuPairFinder(2, 4);
+    PairFinderCpu single(1);
+    for (int frame = 0; frame < 4; ++frame) {
+        PairDeltas splitDeltas, singleDeltas;
+        split->update(splitStore, true, splitDeltas);
+        single.update(singleStore, true, singleDeltas);
+        REQUIRE(single.pairs().size() > 65536);
+        REQUIRE(asPartitioned(*split).pairs() == single.pairs());
+        REQUIRE(splitDeltas.found == singleDeltas.found);
+        REQUIRE(splitDeltas.lost == singleDeltas.lost);
+        if (frame == 1) {
+            // Edits: drop every third pair, add pairs of far-apart boxes.
+            std::vector<std::uint64_t> removed, added;
+            for (std::size_t k = 0; k < single.pairs().size(); k += 3) removed.push_back(single.pairs()[k]);
+            for (std::uint32_t a = 0; a + 1 < 200; a += 2) added.push_back(pairKey(a, a + 1));
+            std::sort(added.begin(), added.end());
+            added.erase(std::unique(added.begin(), added.end()), added.end());
+            std::vector<std::uint64_t> fresh;
+            std::set_difference(added.begin(), added.end(), single.pairs().begin(), single.pairs().end(),
+                                std::back_inserter(fresh));
+            split->applyEdits(fresh, removed);
+            single.applyEdits(fresh, removed);
+            REQUIRE(asPartitioned(*split).pairs() == single.pairs());
+        }
+        for (std::uint32_t i = 0; i < n; ++i) {
+            generator.jitter(boxes[i], 0.3);
+            splitStore.update(i, boxes[i].min, boxes[i].max);
+            singleStore.update(i, boxes[i].min, boxes[i].max);
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 
 #include "kernels/common/host_device.h"
 
+#include <cmath>
+
 /// Exact orientation signs for double coordinates, shared by the CPU and CUDA paths.
 ///
 /// Each predicate first evaluates its determinant in double with Shewchuk's static error bound
@@ -37,8 +39,8 @@ constexpr double cSplitter = 134217729.0;
 /// Components an orient3d expansion can need (24 products of 4 doubles each).
 constexpr int cMaxComponents = 96;
 
-/// |x|.
-BULLETGPU_HD double magnitude(double x) { return x < 0 ? -x : x; }
+/// |x| (fabs: a sign-bit mask, where a compare would branch on unpredictable signs).
+BULLETGPU_HD double magnitude(double x) { return fabs(x); }
 
 /// x + y = a + b exactly, x = fl(a + b).
 BULLETGPU_HD void twoSum(double a, double b, double& x, double& y) {
@@ -155,9 +157,9 @@ BULLETGPU_HD int orient3d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const 
                              (magnitude(cdxady) + magnitude(adxcdy)) * magnitude(bdz) +
                              (magnitude(adxbdy) + magnitude(bdxady)) * magnitude(cdz);
     const double bound = exact::cOrient3dBound * permanent;
-    if (det > bound) return 1;
-    if (-det > bound) return -1;
-    return exact::orient3dExact(a, b, c, d);
+    // Branch-free sign: the signs of nearby triangles are unpredictable, the filter's failure rare.
+    const int sign = static_cast<int>(det > bound) - static_cast<int>(-det > bound);
+    return sign != 0 ? sign : exact::orient3dExact(a, b, c, d);
 }
 
 /// Sign of the 2D determinant of (b - a, c - a) in coordinates (i, j): +1 when a, b, c turn
@@ -167,9 +169,8 @@ BULLETGPU_HD int orient2d(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i,
     const double right = (b[j] - a[j]) * (c[i] - a[i]);
     const double det = left - right;
     const double bound = exact::cOrient2dBound * (exact::magnitude(left) + exact::magnitude(right));
-    if (det > bound) return 1;
-    if (-det > bound) return -1;
-    return exact::orient2dExact(a, b, c, i, j);
+    const int sign = static_cast<int>(det > bound) - static_cast<int>(-det > bound);
+    return sign != 0 ? sign : exact::orient2dExact(a, b, c, i, j);
 }
 
 } // namespace bulletgpu

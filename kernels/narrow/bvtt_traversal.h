@@ -20,6 +20,10 @@ struct MeshView {
     const std::uint32_t* indices; ///< Three vertex indices per triangle.
     const double* transform;      ///< Row-major 3x4 [R | t] to the query's frame, or null.
     std::uint32_t mesh;           ///< Index reported in contacts.
+    const std::uint32_t* escape;  ///< Node after each node's subtree (Lbvh::escapes).
+    const std::uint32_t* leaves;  ///< Leaf nodes in depth-first order (Lbvh::leafNodes).
+    std::uint32_t nodeCount;      ///< Nodes of the tree.
+    std::uint32_t leafCount;      ///< Leaves of the tree.
 };
 
 /// One query: two meshes, or one mesh against itself (self: pairs sharing a vertex skipped).

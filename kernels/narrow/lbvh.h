@@ -34,6 +34,12 @@ public:
     const std::vector<LbvhNode>& nodes() const { return m_nodes; }
     /// Leaves (triangles) of the tree.
     std::uint32_t leafCount() const { return m_leafCount; }
+    /// The node after each node's subtree (its escape index), for stackless traversal.
+    const std::vector<std::uint32_t>& escapes() const { return m_escape; }
+    /// Node index of each leaf, in depth-first (sorted Morton) order.
+    const std::vector<std::uint32_t>& leafNodes() const { return m_leafOrder; }
+    /// Times the topology was built; fronts over an older topology are stale.
+    std::uint64_t buildCount() const { return m_buildCount; }
 
     /// Checks `nodes` (this tree's or a refitInto copy): every leaf reached exactly once from the
     /// root, depth-first layout, parent and child links consistent, each parent containing its
@@ -49,7 +55,10 @@ private:
 
     std::uint32_t m_leafCount = 0;
     std::vector<LbvhNode> m_nodes;
-    std::vector<std::uint32_t> m_leafNode;                    ///< Node of each triangle's leaf.
+    std::vector<std::uint32_t> m_leafNode;  ///< Node of each triangle's leaf.
+    std::vector<std::uint32_t> m_escape;    ///< Node after each node's subtree.
+    std::vector<std::uint32_t> m_leafOrder; ///< Leaf nodes in depth-first order.
+    std::uint64_t m_buildCount = 0;
     std::vector<std::uint32_t> m_codes;                       ///< Sorted Morton codes.
     std::vector<std::uint32_t> m_order;                       ///< Triangle of each sorted position.
     std::vector<KarrasNode> m_karras;                         ///< Internal nodes of the Karras numbering.

@@ -21,21 +21,17 @@ void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threa
     float lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
 #pragma omp parallel for num_threads(threadsFor(n, threads)) reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
     for (std::int64_t t = 0; t < n; ++t) {
-        const NarrowBox& b = leafBoxes[t];
-        const float cx = 0.5f * (b.lo[0] + b.hi[0]), cy = 0.5f * (b.lo[1] + b.hi[1]), cz = 0.5f * (b.lo[2] + b.hi[2]);
-        lx = std::min(lx, cx), ly = std::min(ly, cy), lz = std::min(lz, cz);
-        hx = std::max(hx, cx), hy = std::max(hy, cy), hz = std::max(hz, cz);
+        const NarrowBox c = centreBox(leafBoxes[t]);
+        lx = std::min(lx, c.lo[0]), ly = std::min(ly, c.lo[1]), lz = std::min(lz, c.lo[2]);
+        hx = std::max(hx, c.hi[0]), hy = std::max(hy, c.hi[1]), hz = std::max(hz, c.hi[2]);
     }
-    // One scale for all axes keeps the cells cubic.
-    const float extent = std::max({hx - lx, hy - ly, hz - lz, 1e-30f});
-    const float scale = 1.0f / extent;
+    const NarrowBox centres{{lx, ly, lz}, {hx, hy, hz}};
+    const float scale = mortonScale(centres);
     m_codes.resize(count);
     m_order.resize(count);
 #pragma omp parallel for num_threads(threadsFor(n, threads))
     for (std::int64_t t = 0; t < n; ++t) {
-        const NarrowBox& b = leafBoxes[t];
-        m_codes[t] = mortonCode30((0.5f * (b.lo[0] + b.hi[0]) - lx) * scale, (0.5f * (b.lo[1] + b.hi[1]) - ly) * scale,
-                                  (0.5f * (b.lo[2] + b.hi[2]) - lz) * scale);
+        m_codes[t] = leafMortonCode(leafBoxes[t], centres, scale);
         m_order[t] = static_cast<std::uint32_t>(t);
     }
     m_sorter.sortPairs(m_codes, m_order, count, threads);
@@ -43,8 +39,11 @@ void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threa
 
 void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads) {
     m_leafCount = count;
+    ++m_buildCount;
     m_leafNode.resize(count);
     m_nodes.resize(count == 0 ? 0 : 2 * static_cast<std::size_t>(count) - 1);
+    m_escape.resize(m_nodes.size());
+    m_leafOrder.clear();
     if (count == 0) return;
     sortLeaves(leafBoxes, count, threads);
     const auto n = static_cast<std::int64_t>(count);
@@ -59,6 +58,8 @@ void Lbvh::layOutDepthFirst() {
     if (m_leafCount == 1) {
         m_nodes[0] = LbvhNode{emptyBox(), cLeafFlag | m_order[0], cNoNode};
         m_leafNode[m_order[0]] = 0;
+        m_escape[0] = 1;
+        m_leafOrder.push_back(0);
         return;
     }
     // Work items: (Karras id, with cLeafFlag for a leaf) << 32 | parent node.
@@ -77,6 +78,8 @@ void Lbvh::layOutDepthFirst() {
             const std::uint32_t triangle = m_order[id & ~cLeafFlag];
             node.child = cLeafFlag | triangle;
             m_leafNode[triangle] = index;
+            m_escape[index] = index + 1;
+            m_leafOrder.push_back(index);
             continue;
         }
         const KarrasNode& k = m_karras[id];
@@ -84,6 +87,7 @@ void Lbvh::layOutDepthFirst() {
         const std::uint32_t right = k.split + 1 == k.last ? (cLeafFlag | (k.split + 1)) : k.split + 1;
         // The left subtree's 2 * leaves - 1 nodes follow this one.
         node.child = index + 2 * (k.split - k.first + 1);
+        m_escape[index] = index + 2 * (k.last - k.first + 1) - 1;
         m_stack.push_back(static_cast<std::uint64_t>(right) << 32 | index);
         m_stack.push_back(static_cast<std::uint64_t>(left) << 32 | index);
     }
@@ -136,6 +140,7 @@ std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* 
             if (t >= m_leafCount || seen[t]) return "leaf " + std::to_string(index) + " repeats or is out of range";
             seen[t] = 1;
             if (m_leafNode[t] != index) return "leaf index of triangle " + std::to_string(t) + " is stale";
+            if (m_escape[index] != index + 1) return "escape index of leaf " + std::to_string(index) + " is wrong";
             if (leafBoxes != nullptr && !boxContains(node.box, leafBoxes[t])) {
                 return "leaf " + std::to_string(index) + " misses its triangle's box";
             }
@@ -143,6 +148,9 @@ std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* 
         }
         const std::uint32_t left = index + 1, right = node.child;
         if (right <= left || right >= nodes.size()) return "bad right child at node " + std::to_string(index);
+        if (m_escape[index] != m_escape[right] || m_escape[left] != right) {
+            return "escape index of node " + std::to_string(index) + " or its left child is wrong";
+        }
         if (nodes[left].parent != index || nodes[right].parent != index) {
             return "child links of node " + std::to_string(index) + " disagree with parent links";
         }
@@ -153,6 +161,13 @@ std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* 
         stack.push_back(left);
     }
     if (next != nodes.size()) return "nodes unreachable from the root";
+    if (m_escape[0] != nodes.size()) return "the root's escape index is not the node count";
+    if (m_leafOrder.size() != m_leafCount) return "the depth-first leaf list has the wrong length";
+    for (std::size_t i = 0; i < m_leafOrder.size(); ++i) {
+        if (!isLeaf(nodes[m_leafOrder[i]]) || (i > 0 && m_leafOrder[i] <= m_leafOrder[i - 1])) {
+            return "the depth-first leaf list is out of order at " + std::to_string(i);
+        }
+    }
     if (std::find(seen.begin(), seen.end(), 0) != seen.end()) return "a leaf is missing";
     return {};
 }

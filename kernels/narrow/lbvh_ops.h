@@ -42,6 +42,29 @@ BULLETGPU_HD int leadingZeros64(std::uint64_t x) {
 #endif
 }
 
+/// A box holding only the centre of `box` (what the Morton bounds reduce over).
+BULLETGPU_HD NarrowBox centreBox(const NarrowBox& box) {
+    NarrowBox c;
+    for (int k = 0; k < 3; ++k) c.lo[k] = c.hi[k] = 0.5f * (box.lo[k] + box.hi[k]);
+    return c;
+}
+
+/// The scale that maps the centres' bounds into the unit cube: one scale for all axes keeps
+/// the Morton cells cubic.
+BULLETGPU_HD float mortonScale(const NarrowBox& centres) {
+    float extent = 1e-30f;
+    for (int k = 0; k < 3; ++k)
+        extent = centres.hi[k] - centres.lo[k] > extent ? centres.hi[k] - centres.lo[k] : extent;
+    return 1.0f / extent;
+}
+
+/// Morton code of a leaf box's centre within the centres' bounds.
+BULLETGPU_HD std::uint32_t leafMortonCode(const NarrowBox& box, const NarrowBox& centres, float scale) {
+    const NarrowBox c = centreBox(box);
+    return mortonCode30((c.lo[0] - centres.lo[0]) * scale, (c.lo[1] - centres.lo[1]) * scale,
+                        (c.lo[2] - centres.lo[2]) * scale);
+}
+
 /// Karras' delta: length of the common prefix of sorted keys i and j, with the index appended
 /// to make keys distinct; -1 when j is outside [0, n).
 BULLETGPU_HD int commonPrefix(const std::uint32_t* codes, std::int64_t n, std::int64_t i, std::int64_t j) {
@@ -85,6 +108,13 @@ BULLETGPU_HD KarrasNode karrasNode(const std::uint32_t* codes, std::int64_t n, s
     node.last = static_cast<std::uint32_t>(i < j ? j : i);
     node.split = static_cast<std::uint32_t>(split);
     return node;
+}
+
+/// Depth-first index of a Karras node (internal or leaf) whose first sorted leaf is `first`
+/// and whose path from the root turns left `leftTurns` times: the nodes before it are its
+/// ancestors and the whole subtrees left of its path, 2 * first + leftTurns in all.
+BULLETGPU_HD std::uint32_t depthFirstIndex(std::uint32_t first, std::uint32_t leftTurns) {
+    return 2 * first + leftTurns;
 }
 
 } // namespace bulletgpu

@@ -50,6 +50,21 @@ inline PlyMesh foldedCloth(std::uint32_t n, double gap, double amplitude, double
     });
 }
 
+/// foldedCloth(n, 0.02, 0.06, phase) draped over a ball of radius 0.6 at the origin, falling onto it
+/// as `phase` grows: both layers follow the ball's top and hang down past its rim, so the
+/// fold's crossings persist while the whole sheet moves (the animated cloth-over-sphere scene).
+inline PlyMesh drapedCloth(std::uint32_t n, double phase) {
+    PlyMesh mesh = foldedCloth(n, 0.02, 0.06, phase);
+    const double drop = phase < 2.0 ? 0.5 * (1 - phase / 2.0) : 0.0;
+    for (std::size_t v = 0; v < mesh.positions.size(); v += 3) {
+        const double x = mesh.positions[v], z = mesh.positions[v + 2];
+        const double r = std::sqrt(x * x + z * z), radius = 0.6;
+        const double surface = r < radius ? std::sqrt(radius * radius - r * r) : -1.5 * (r - radius);
+        mesh.positions[v + 1] = static_cast<float>(mesh.positions[v + 1] + surface + drop);
+    }
+    return mesh;
+}
+
 /// A torus of centre-line radius `major` and tube radius `minor` around the z axis.
 inline PlyMesh torusMesh(std::uint32_t nu, std::uint32_t nv, double major, double minor) {
     return gridMesh(nu, nv, true, true, [&](double u, double v, double* p) {

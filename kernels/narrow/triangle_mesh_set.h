@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <bulletgpu/Backend.h>
+
+#include "kernels/narrow/bvtt_front.h"
 #include "kernels/narrow/bvtt_traversal.h"
 #include "kernels/narrow/lbvh.h"
 #include "kernels/narrow/triangle_contact.h"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,16 +19,26 @@
 
 namespace bulletgpu {
 
+/// How a query walks the bounding-volume test tree.
+enum class NarrowTraversal {
+    Descent,  ///< Both trees descended together from the roots, one stack per task (gProximity 4.1).
+    LeafWalk, ///< Every leaf walks the other tree stacklessly, anew each query (Wang/Tang 2.2).
+    Fronts,   ///< The leaf walks' fronts are kept and updated by sprouting and pruning (Wang/Tang 2-3).
+};
+
 /// Counters and timings of the last query.
 struct NarrowStats {
-    std::uint32_t rebuilt = 0;       ///< Trees built (first use, rebuild requested).
-    std::uint32_t refitted = 0;      ///< Trees refitted (positions or transform changed).
-    double buildMs = 0;              ///< Building trees.
-    double refitMs = 0;              ///< Refitting trees (world-frame copies included).
-    double traverseMs = 0;           ///< Traversal, exact tests and sorting.
-    std::uint64_t boxTests = 0;      ///< Node pairs compared.
-    std::uint64_t triangleTests = 0; ///< Triangle pairs given to the exact test.
-    std::uint64_t contacts = 0;      ///< Intersecting pairs reported.
+    std::uint32_t rebuilt = 0;         ///< Trees built (first use, rebuild requested).
+    std::uint32_t refitted = 0;        ///< Trees refitted (positions or transform changed).
+    double buildMs = 0;                ///< Building trees.
+    double refitMs = 0;                ///< Refitting trees (world-frame copies included).
+    double traverseMs = 0;             ///< Traversal, exact tests and sorting.
+    double testMs = 0;                 ///< The exact tests and sorting alone (LeafWalk, Fronts).
+    std::uint64_t boxTests = 0;        ///< Node pairs compared.
+    std::uint64_t triangleTests = 0;   ///< Triangle pairs given to the exact test.
+    std::uint64_t contacts = 0;        ///< Intersecting pairs reported.
+    std::uint64_t frontEntries = 0;    ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
+    std::uint32_t frontsGenerated = 0; ///< Fronts generated anew rather than updated.
 };
 
 /// One request of a batch: meshA against meshB, or meshA against itself when they are equal.
@@ -31,6 +46,48 @@ struct MeshPairQuery {
     std::uint32_t meshA; ///< First mesh.
     std::uint32_t meshB; ///< Second mesh; meshA for self-collision.
 };
+
+/// A copy of one mesh's tree (topology and boxes in the mesh's own frame).
+struct TreeSnapshot {
+    std::vector<LbvhNode> nodes;       ///< Depth-first nodes.
+    std::vector<std::uint32_t> escape; ///< Node after each node's subtree.
+    std::vector<std::uint32_t> leaves; ///< Leaf nodes in depth-first order.
+};
+
+namespace detail {
+
+/// The device side of TriangleMeshSet on the CUDA backend: meshes, trees and fronts resident on
+/// the device; positions uploaded when they change; only contacts come back.
+class NarrowDeviceEngine {
+public:
+    virtual ~NarrowDeviceEngine() = default;
+    /// Adds a mesh (already checked).
+    virtual void addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
+                         std::uint32_t triangleCount) = 0;
+    /// Replaces a mesh's positions; its tree is refitted at the next query.
+    virtual void setPositions(std::uint32_t mesh, const float* positions) = 0;
+    /// Sets or clears (null) a mesh's transform.
+    virtual void setTransform(std::uint32_t mesh, const double* transform) = 0;
+    /// Builds the mesh's tree anew at the next query.
+    virtual void requestRebuild(std::uint32_t mesh) = 0;
+    /// Removes every mesh and front.
+    virtual void clear() = 0;
+    /// Forgets every front.
+    virtual void resetFronts() = 0;
+    /// Runs queries sorted by mesh pair; appends each one's contacts, sorted, to `contacts`.
+    virtual void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
+                              std::vector<TriangleContact>& contacts, NarrowStats& stats) = 0;
+    /// A copy of the mesh's tree as of the last query.
+    virtual TreeSnapshot tree(std::uint32_t mesh) const = 0;
+    /// What it runs on.
+    virtual std::string description() const = 0;
+};
+
+/// The CUDA engine on `device`; throws std::runtime_error saying why when the library was built
+/// without CUDA or the device cannot be used.
+std::unique_ptr<NarrowDeviceEngine> createCudaNarrowEngine(int device);
+
+} // namespace detail
 
 /// Triangle meshes and every pair of intersecting triangles within a mesh or between meshes.
 ///
@@ -44,6 +101,19 @@ class TriangleMeshSet {
 public:
     /// A set whose queries run on `threads` OpenMP threads (<= 0: OpenMP's default).
     explicit TriangleMeshSet(int threads = 0);
+    /// A set on `backend`: `threadsOrDevice` is the OpenMP thread count for Cpu (<= 0: default)
+    /// or the device for Cuda. Auto picks CUDA when a device is usable. Cuda throws
+    /// std::runtime_error saying why when no device is usable. The CUDA backend always walks
+    /// leaves (Descent runs as LeafWalk) and gives the same contacts, bit for bit.
+    TriangleMeshSet(Backend backend, int threadsOrDevice);
+    ~TriangleMeshSet();
+    TriangleMeshSet(const TriangleMeshSet&) = delete;
+    TriangleMeshSet& operator=(const TriangleMeshSet&) = delete;
+
+    /// The backend in use (Cpu or Cuda).
+    Backend backend() const { return m_device ? Backend::Cuda : Backend::Cpu; }
+    /// The backend and what it runs on.
+    std::string description() const;
 
     /// Adds a mesh of `vertexCount` vertices (x, y, z floats each, finite) and `triangleCount`
     /// triangles (three vertex indices each, below vertexCount). Returns the mesh's index.
@@ -61,6 +131,15 @@ public:
     /// Builds the tree of `mesh` anew at the next query (after large deformations).
     void requestRebuild(std::uint32_t mesh);
 
+    /// Chooses how queries traverse (default Fronts); fronts are generated anew on a change.
+    void setTraversal(NarrowTraversal traversal);
+    /// How queries traverse.
+    NarrowTraversal traversal() const { return m_traversal; }
+    /// Generates every front anew at the next query instead of updating it.
+    void resetFronts();
+    /// The front kept for the query (meshA, meshB), or null when there is none.
+    const BvttFront* front(std::uint32_t meshA, std::uint32_t meshB) const;
+
     /// Removes every mesh.
     void clear();
 
@@ -77,8 +156,10 @@ public:
     /// (meshA, meshB, triangleA, triangleB).
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, std::vector<TriangleContact>& contacts);
 
-    /// The tree of `mesh` in its own frame, as of the last query.
+    /// The tree of `mesh` in its own frame, as of the last query (CPU backend).
     const Lbvh& tree(std::uint32_t mesh) const { return m_meshes[mesh].tree; }
+    /// A copy of the tree of `mesh` in its own frame, as of the last query, on either backend.
+    TreeSnapshot treeSnapshot(std::uint32_t mesh) const;
 
     /// Runs the tree validators on every mesh: empty when valid, else what is wrong.
     std::string validate() const;
@@ -114,9 +195,18 @@ private:
     void checkMesh(std::uint32_t mesh) const;
 
     int m_threads;
+    std::unique_ptr<detail::NarrowDeviceEngine> m_device; ///< Set on the CUDA backend.
     std::vector<Mesh> m_meshes;
+    /// The front of one query; stale when a tree was rebuilt since.
+    BvttFront& frontOf(const MeshPairQuery& query);
+
     std::vector<BvttQuery> m_queries;
-    BvttTraversal m_traversal;
+    std::vector<std::uint32_t> m_order;         ///< Queries sorted by mesh pair.
+    std::vector<MeshPairQuery> m_sortedQueries; ///< The queries in that order (CUDA backend).
+    BvttTraversal m_descent;
+    FrontTraversal m_frontTraversal;
+    std::map<std::uint64_t, BvttFront> m_fronts; ///< Key meshA << 32 | meshB.
+    NarrowTraversal m_traversal = NarrowTraversal::Fronts;
     NarrowStats m_stats;
 };
 

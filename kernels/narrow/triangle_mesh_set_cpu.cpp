@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // TriangleMeshSet on the CPU: leaf boxes, tree builds and refits on demand, and the queries.
 #include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 
 #include <omp.h>
@@ -36,6 +37,30 @@ void checkFinite(const float* positions, std::size_t count) {
 
 TriangleMeshSet::TriangleMeshSet(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
 
+TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
+    : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()) {
+    if (backend == Backend::Auto) backend = probeCudaDevice(0).usable ? Backend::Cuda : Backend::Cpu;
+    if (backend == Backend::Cuda) m_device = detail::createCudaNarrowEngine(threadsOrDevice);
+}
+
+TriangleMeshSet::~TriangleMeshSet() = default;
+
+std::string TriangleMeshSet::description() const {
+    return m_device ? m_device->description() : "CPU backend on " + std::to_string(m_threads) + " OpenMP threads";
+}
+
+TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
+    checkMesh(mesh);
+    if (m_device) return m_device->tree(mesh);
+    const Lbvh& tree = m_meshes[mesh].tree;
+    return TreeSnapshot{tree.nodes(), tree.escapes(), tree.leafNodes()};
+}
+
+void TriangleMeshSet::resetFronts() {
+    m_fronts.clear();
+    if (m_device) m_device->resetFronts();
+}
+
 std::uint32_t TriangleMeshSet::addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
                                        std::uint32_t triangleCount) {
     if (triangleCount >= (cLeafFlag >> 1)) throw std::invalid_argument("bulletgpu: a mesh holds under 2^30 triangles");
@@ -49,6 +74,7 @@ std::uint32_t TriangleMeshSet::addMesh(const float* positions, std::uint32_t ver
     Mesh mesh;
     mesh.positions.assign(positions, positions + 3 * static_cast<std::size_t>(vertexCount));
     mesh.indices.assign(indices, indices + 3 * static_cast<std::size_t>(triangleCount));
+    if (m_device) m_device->addMesh(positions, vertexCount, indices, triangleCount);
     m_meshes.push_back(std::move(mesh));
     return meshCount() - 1;
 }
@@ -66,6 +92,7 @@ void TriangleMeshSet::setPositions(std::uint32_t index, const float* positions) 
     std::copy(positions, positions + mesh.positions.size(), mesh.positions.begin());
     mesh.positionsChanged = true;
     mesh.worldStale = true;
+    if (m_device) m_device->setPositions(index, positions);
 }
 
 void TriangleMeshSet::setTransform(std::uint32_t index, const double* transform) {
@@ -74,14 +101,42 @@ void TriangleMeshSet::setTransform(std::uint32_t index, const double* transform)
     mesh.hasTransform = transform != nullptr;
     if (transform != nullptr) std::copy(transform, transform + 12, mesh.transform);
     mesh.worldStale = true;
+    if (m_device) m_device->setTransform(index, transform);
 }
 
 void TriangleMeshSet::requestRebuild(std::uint32_t index) {
     checkMesh(index);
     m_meshes[index].needsBuild = true;
+    if (m_device) m_device->requestRebuild(index);
 }
 
-void TriangleMeshSet::clear() { m_meshes.clear(); }
+void TriangleMeshSet::clear() {
+    m_meshes.clear();
+    m_fronts.clear();
+    if (m_device) m_device->clear();
+}
+
+void TriangleMeshSet::setTraversal(NarrowTraversal traversal) {
+    m_traversal = traversal;
+    resetFronts();
+}
+
+const BvttFront* TriangleMeshSet::front(std::uint32_t meshA, std::uint32_t meshB) const {
+    const auto found = m_fronts.find(static_cast<std::uint64_t>(meshA) << 32 | meshB);
+    return found == m_fronts.end() ? nullptr : &found->second;
+}
+
+BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
+    BvttFront& front = m_fronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
+    const std::uint64_t buildA = m_meshes[query.meshA].tree.buildCount();
+    const std::uint64_t buildB = m_meshes[query.meshB].tree.buildCount();
+    if (front.buildA != buildA || front.buildB != buildB) {
+        front.generated = false;
+        front.buildA = buildA;
+        front.buildB = buildB;
+    }
+    return front;
+}
 
 void TriangleMeshSet::updateTree(Mesh& mesh) {
     if (!mesh.needsBuild && !mesh.positionsChanged) return;
@@ -121,8 +176,15 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
     const Mesh& mesh = m_meshes[index];
     const bool moved = world && mesh.hasTransform;
     const std::vector<LbvhNode>& nodes = moved ? mesh.worldNodes : mesh.tree.nodes();
-    return MeshView{nodes.empty() ? nullptr : nodes.data(), mesh.positions.data(), mesh.indices.data(),
-                    moved ? mesh.transform : nullptr, index};
+    return MeshView{nodes.empty() ? nullptr : nodes.data(),
+                    mesh.positions.data(),
+                    mesh.indices.data(),
+                    moved ? mesh.transform : nullptr,
+                    index,
+                    mesh.tree.escapes().data(),
+                    mesh.tree.leafNodes().data(),
+                    static_cast<std::uint32_t>(nodes.size()),
+                    mesh.tree.leafCount()};
 }
 
 void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t count,
@@ -131,6 +193,22 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
     for (std::uint32_t q = 0; q < count; ++q) {
         checkMesh(queries[q].meshA);
         checkMesh(queries[q].meshB);
+    }
+    // Queries sorted by mesh pair, so the joined contacts come out in the documented order.
+    m_order.resize(count);
+    for (std::uint32_t q = 0; q < count; ++q) m_order[q] = q;
+    std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return queries[x].meshA != queries[y].meshA ? queries[x].meshA < queries[y].meshA
+                                                    : queries[x].meshB < queries[y].meshB;
+    });
+    if (m_device) {
+        m_sortedQueries.resize(count);
+        for (std::uint32_t q = 0; q < count; ++q) m_sortedQueries[q] = queries[m_order[q]];
+        contacts.clear();
+        m_device->findContacts(m_sortedQueries.data(), count, m_traversal == NarrowTraversal::Fronts, contacts,
+                               m_stats);
+        m_stats.contacts = contacts.size();
+        return;
     }
     m_queries.clear();
     for (std::uint32_t q = 0; q < count; ++q) {
@@ -145,10 +223,25 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         m_queries.push_back(BvttQuery{viewOf(query.meshA, !self), viewOf(query.meshB, !self), self});
     }
     const Clock::time_point start = Clock::now();
-    m_traversal.run(m_queries.data(), count, m_threads, contacts);
+    if (m_traversal == NarrowTraversal::Descent) {
+        m_descent.run(m_queries.data(), count, m_threads, contacts);
+        m_stats.boxTests = m_descent.counters().boxTests;
+        m_stats.triangleTests = m_descent.counters().triangleTests;
+    } else {
+        contacts.clear();
+        const bool keep = m_traversal == NarrowTraversal::Fronts;
+        for (std::uint32_t q : m_order) {
+            BvttFront& front = frontOf(queries[q]);
+            m_frontTraversal.run(m_queries[q], front, !keep, m_threads, contacts);
+            const FrontCounters& counters = m_frontTraversal.counters();
+            m_stats.boxTests += counters.boxTests;
+            m_stats.triangleTests += counters.triangleTests;
+            m_stats.frontEntries += counters.frontEntries;
+            m_stats.frontsGenerated += counters.generated ? 1 : 0;
+            m_stats.testMs += counters.testMs;
+        }
+    }
     m_stats.traverseMs = millisecondsSince(start);
-    m_stats.boxTests = m_traversal.counters().boxTests;
-    m_stats.triangleTests = m_traversal.counters().triangleTests;
     m_stats.contacts = contacts.size();
 }
 

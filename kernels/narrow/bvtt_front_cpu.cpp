@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Zlib
+// FrontTraversal on OpenMP threads: contiguous blocks of leaves or front entries per thread,
+// joined in order; then the exact tests of the candidates in blocks, and one sort.
+#include "kernels/narrow/bvtt_front.h"
+#include "kernels/common/omp_team.h"
+#include "kernels/common/stopwatch.h"
+
+#include <omp.h>
+
+#include <algorithm>
+
+namespace bulletgpu {
+namespace {
+
+/// Below this many leaves or entries the front step runs on one thread.
+constexpr std::int64_t cParallelItems = 2048;
+/// Below this many candidates the exact tests run on one thread.
+constexpr std::int64_t cParallelCandidates = 256;
+
+/// A sink appending to one thread's vectors.
+struct VectorSink {
+    std::vector<FrontEntry>& fronts;
+    std::vector<FrontEntry>& candidates;
+    std::uint64_t boxTests = 0;
+
+    void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
+    void candidate(std::uint32_t leaf, std::uint32_t node) { candidates.push_back(FrontEntry{leaf, node}); }
+    void boxTest() { ++boxTests; }
+};
+
+/// Contact order within one query: (triangleA, triangleB).
+bool trianglesBefore(const TriangleContact& x, const TriangleContact& y) {
+    return x.triangleA != y.triangleA ? x.triangleA < y.triangleA : x.triangleB < y.triangleB;
+}
+
+/// The team for `items` work items.
+int teamFor(std::int64_t items, std::int64_t threshold, int threads) {
+    return items >= threshold ? threadsForRegion(std::max(1, threads)) : 1;
+}
+
+} // namespace
+
+void FrontTraversal::join(std::vector<FrontEntry> ThreadOut::*member, int team, std::vector<FrontEntry>& out) {
+    std::size_t total = 0;
+    for (int t = 0; t < team; ++t) total += (m_threads[t].value.*member).size();
+    out.resize(total);
+    std::size_t at = 0;
+    for (int t = 0; t < team; ++t) {
+        const std::vector<FrontEntry>& part = m_threads[t].value.*member;
+        std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
+        at += part.size();
+    }
+}
+
+void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenerate, int threads,
+                         std::vector<TriangleContact>& contacts) {
+    m_counters = FrontCounters{};
+    const Clock::time_point start = Clock::now();
+    const bool generate = regenerate || !front.generated;
+    m_counters.generated = generate;
+    front.generated = true;
+    if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
+        front.entries.clear();
+        front.generatedSize = 0;
+        return;
+    }
+    const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
+    const bool self = query.self;
+    const std::int64_t items =
+        generate ? static_cast<std::int64_t>(a.leafCount) : static_cast<std::int64_t>(front.entries.size());
+    const int team = teamFor(items, cParallelItems, threads);
+    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
+    for (int t = 0; t < team; ++t) {
+        ThreadOut& out = m_threads[t].value;
+        out.fronts.clear();
+        out.candidates.clear();
+        out.contacts.clear();
+        out.boxTests = out.triangleTests = 0;
+    }
+    const FrontEntry* old = front.entries.data();
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num(), size = omp_get_num_threads();
+        ThreadOut& out = m_threads[t].value;
+        VectorSink sink{out.fronts, out.candidates};
+        const std::int64_t lo = items * t / size, hi = items * (t + 1) / size;
+        for (std::int64_t i = lo; i < hi; ++i) {
+            if (generate) {
+                generateFront(a, b, self, static_cast<std::uint32_t>(i), sink);
+            } else {
+                updateFrontEntry(a, b, self, old, static_cast<std::uint64_t>(i), sink);
+            }
+        }
+        out.boxTests = sink.boxTests;
+    }
+    join(&ThreadOut::fronts, team, m_next);
+    front.entries.swap(m_next);
+    if (generate) front.generatedSize = front.entries.size();
+    join(&ThreadOut::candidates, team, m_candidates);
+    for (int t = 0; t < team; ++t) m_counters.boxTests += m_threads[t].value.boxTests;
+    m_counters.frontEntries = front.entries.size();
+    m_counters.candidates = m_candidates.size();
+
+    m_counters.frontMs = millisecondsSince(start);
+    const Clock::time_point testStart = Clock::now();
+    const auto candidates = static_cast<std::int64_t>(m_candidates.size());
+    const int testTeam = teamFor(candidates, cParallelCandidates, threads);
+    if (m_threads.size() < static_cast<std::size_t>(testTeam)) m_threads.resize(testTeam);
+    for (int t = 0; t < testTeam; ++t) {
+        m_threads[t].value.contacts.clear();
+        m_threads[t].value.triangleTests = 0;
+    }
+#pragma omp parallel num_threads(testTeam)
+    {
+        const int t = omp_get_thread_num(), size = omp_get_num_threads();
+        ThreadOut& out = m_threads[t].value;
+        std::uint64_t tested = 0;
+        const std::int64_t lo = candidates * t / size, hi = candidates * (t + 1) / size;
+        for (std::int64_t i = lo; i < hi; ++i) {
+            TriangleContact contact;
+            const FrontEntry& pair = m_candidates[i];
+            if (self &&
+                shareVertex(query.a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node])))
+                continue;
+            ++tested;
+            if (testFrontCandidate(a.nodes, query.a.positions, query.a.indices, query.a.transform, query.a.mesh,
+                                   b.nodes, query.b.positions, query.b.indices, query.b.transform, query.b.mesh, self,
+                                   pair, contact)) {
+                out.contacts.push_back(contact);
+            }
+        }
+        out.triangleTests = tested;
+    }
+    const std::size_t first = contacts.size();
+    for (int t = 0; t < testTeam; ++t) {
+        const ThreadOut& out = m_threads[t].value;
+        contacts.insert(contacts.end(), out.contacts.begin(), out.contacts.end());
+        m_counters.triangleTests += out.triangleTests;
+    }
+    std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), trianglesBefore);
+    m_counters.testMs = millisecondsSince(testStart);
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/host_device.h"
+#include "kernels/narrow/lbvh_ops.h"
+#include "kernels/narrow/triangle_contact.h"
+
+#include <cstdint>
+
+/// Per-element work of the bounding-volume-test-tree fronts, shared by the CPU and CUDA paths
+/// (Wang, Tang et al., "Efficient BVH-based Collision Detection Scheme with Ordering and
+/// Restructuring", 2018, sections 2-3; gProximity section 4.1.2).
+///
+/// A front entry (leaf, node) says that the traversal of query leaf `leaf` (a node index of the
+/// query tree) against the other tree stopped at `node`: their boxes were disjoint, or `node` is
+/// a leaf. A leaf's traversal is stackless over the depth-first layout (Damkjaer's leaf
+/// algorithm): an overlapping internal node is entered (its left child is the next node), a
+/// disjoint one is skipped to its escape index (the node after its subtree). In a self query
+/// leaf p walks only the nodes after itself, [p + 1, size), which holds every leaf after p and
+/// none of p's ancestors, so each pair is met once. A leaf's entries cut its traversal: every
+/// other-tree leaf it can reach lies below exactly one entry. The update keeps that true:
+/// an overlapping internal entry sprouts into the front of its subtree, a disjoint entry is
+/// pruned to its highest disjoint ancestor (within the leaf's range), which its disjoint
+/// neighbours below that ancestor reach too, so only the first of them keeps it.
+
+namespace bulletgpu {
+
+/// One entry of a front (8 bytes).
+struct FrontEntry {
+    std::uint32_t leaf; ///< Node index of the query tree's leaf.
+    std::uint32_t node; ///< Node index in the other tree where the traversal stopped.
+};
+
+/// What the front kernels read of one tree.
+struct FrontTree {
+    const LbvhNode* nodes;       ///< Depth-first nodes (boxes in the query's frame).
+    const std::uint32_t* escape; ///< Node after each node's subtree.
+    const std::uint32_t* leaves; ///< Node index of each leaf, in depth-first order.
+    std::uint32_t nodeCount;     ///< Nodes.
+    std::uint32_t leafCount;     ///< Leaves.
+};
+
+/// Walks nodes [begin, end) of `tree` for query leaf `leaf` with box `box`: every overlapping
+/// leaf goes to sink.candidate, every node where the walk stops to sink.front, in node order.
+template <typename Sink>
+BULLETGPU_HD void walkFront(const FrontTree& tree, const NarrowBox& box, std::uint32_t leaf, std::uint32_t begin,
+                            std::uint32_t end, Sink& sink) {
+    std::uint32_t n = begin;
+    while (n < end) {
+        const LbvhNode& node = tree.nodes[n];
+        sink.boxTest();
+        if (boxesOverlap(box, node.box)) {
+            if (isLeaf(node)) {
+                sink.candidate(leaf, n);
+                sink.front(leaf, n);
+            }
+            ++n;
+        } else {
+            sink.front(leaf, n);
+            n = tree.escape[n];
+        }
+    }
+}
+
+/// The first node the traversal of query leaf `leaf` visits: after the leaf itself in a self
+/// query, the root otherwise.
+BULLETGPU_HD std::uint32_t frontBegin(std::uint32_t leaf, bool self) { return self ? leaf + 1 : 0; }
+
+/// Generates the front of the `index`-th query leaf (depth-first order) against `other`.
+template <typename Sink>
+BULLETGPU_HD void generateFront(const FrontTree& query, const FrontTree& other, bool self, std::uint32_t index,
+                                Sink& sink) {
+    const std::uint32_t leaf = query.leaves[index];
+    walkFront(other, query.nodes[leaf].box, leaf, frontBegin(leaf, self), other.nodeCount, sink);
+}
+
+/// Updates entry `i` of `front` (sorted by leaf, then node) against the refitted trees: keeps
+/// an overlapping leaf entry (a candidate), sprouts an overlapping internal one, prunes a
+/// disjoint one to its highest disjoint ancestor after the leaf, and drops it when the entry
+/// before it (same leaf) lies below that ancestor and so emits it.
+template <typename Sink>
+BULLETGPU_HD void updateFrontEntry(const FrontTree& query, const FrontTree& other, bool self, const FrontEntry* front,
+                                   std::uint64_t i, Sink& sink) {
+    const FrontEntry entry = front[i];
+    const NarrowBox box = query.nodes[entry.leaf].box;
+    const LbvhNode& node = other.nodes[entry.node];
+    sink.boxTest();
+    if (boxesOverlap(box, node.box)) {
+        if (isLeaf(node)) {
+            sink.candidate(entry.leaf, entry.node);
+            sink.front(entry.leaf, entry.node);
+        } else {
+            walkFront(other, box, entry.leaf, entry.node + 1, other.escape[entry.node], sink);
+        }
+        return;
+    }
+    std::uint32_t top = entry.node;
+    for (std::uint32_t p = node.parent; p != cNoNode && (!self || p > entry.leaf); p = other.nodes[p].parent) {
+        sink.boxTest();
+        if (boxesOverlap(box, other.nodes[p].box)) break;
+        top = p;
+    }
+    if (top != entry.node && i > 0 && front[i - 1].leaf == entry.leaf && front[i - 1].node >= top) return;
+    sink.front(entry.leaf, top);
+}
+
+/// A sink that only counts (the first pass of a two-pass write).
+struct FrontCounter {
+    std::uint32_t fronts = 0;     ///< Entries emitted.
+    std::uint32_t candidates = 0; ///< Leaf pairs emitted.
+    std::uint32_t boxTests = 0;   ///< Box tests made.
+
+    BULLETGPU_HD void front(std::uint32_t, std::uint32_t) { ++fronts; }
+    BULLETGPU_HD void candidate(std::uint32_t, std::uint32_t) { ++candidates; }
+    BULLETGPU_HD void boxTest() { ++boxTests; }
+};
+
+/// A sink that writes entries and candidates from given offsets (the second pass).
+struct FrontWriter {
+    FrontEntry* fronts;     ///< Next entry goes here.
+    FrontEntry* candidates; ///< Next candidate (query leaf, other leaf) goes here.
+
+    BULLETGPU_HD void front(std::uint32_t leaf, std::uint32_t node) { *fronts++ = FrontEntry{leaf, node}; }
+    BULLETGPU_HD void candidate(std::uint32_t leaf, std::uint32_t node) { *candidates++ = FrontEntry{leaf, node}; }
+    BULLETGPU_HD void boxTest() {}
+};
+
+/// The exact test of candidate leaves (a of the query mesh, b of the other): writes the contact
+/// and returns true when the triangles meet. A self query skips triangles sharing a vertex and
+/// reports the smaller triangle first.
+BULLETGPU_HD bool testFrontCandidate(const LbvhNode* nodesA, const float* positionsA, const std::uint32_t* indicesA,
+                                     const double* transformA, std::uint32_t meshA, const LbvhNode* nodesB,
+                                     const float* positionsB, const std::uint32_t* indicesB, const double* transformB,
+                                     std::uint32_t meshB, bool self, const FrontEntry& pair, TriangleContact& contact) {
+    std::uint32_t ta = leafTriangle(nodesA[pair.leaf]);
+    std::uint32_t tb = leafTriangle(nodesB[pair.node]);
+    if (self) {
+        if (shareVertex(indicesA, ta, tb)) return false;
+        if (ta > tb) {
+            const std::uint32_t t = ta;
+            ta = tb;
+            tb = t;
+        }
+    }
+    const Triangle3d t1 = loadTriangle(positionsA, indicesA, ta, transformA);
+    const Triangle3d t2 = loadTriangle(positionsB, indicesB, tb, transformB);
+    TriangleTestDetail detail;
+    if (!trianglesIntersect(t1, t2, detail)) return false;
+    contact.meshA = meshA;
+    contact.triangleA = ta;
+    contact.meshB = meshB;
+    contact.triangleB = tb;
+    contact.flags = intersectionSegment(t1, t2, detail, contact.segment);
+    return true;
+}
+
+} // namespace bulletgpu

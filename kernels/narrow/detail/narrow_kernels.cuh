@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/launch.h"
+#include "kernels/narrow/bvtt_front_ops.h"
+#include "kernels/narrow/lbvh_ops.h"
+#include "kernels/narrow/triangle_ops.h"
+
+#include <cstdint>
+
+/// CUDA kernels of the narrow phase: leaf boxes, the LBVH build (Morton codes, Karras nodes,
+/// depth-first layout from left turns), the bottom-up refit, the front passes and the exact
+/// tests. Each calls the per-element functions the CPU path calls.
+
+namespace bulletgpu::detail {
+
+/// A rigid transform passed by value (row-major 3x4), or none.
+struct DeviceTransform {
+    double m[12]; ///< [R | t].
+    bool present; ///< False: positions are used as they are.
+};
+
+/// Marks a Karras child link as the right child.
+constexpr std::uint32_t cRightChild = 0x80000000u;
+
+/// The box of every triangle, moved by the transform when there is one.
+__global__ void __launch_bounds__(cBlockSize)
+    computeLeafBoxes(const float* positions, const std::uint32_t* indices, std::uint32_t count,
+                     DeviceTransform transform, NarrowBox* boxes) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= count) return;
+    boxes[t] = triangleBox(
+        loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform.present ? transform.m : nullptr));
+}
+
+/// The box of each leaf's centre, for the reduction to the Morton bounds.
+__global__ void __launch_bounds__(cBlockSize)
+    computeCentreBoxes(const NarrowBox* boxes, std::uint32_t count, NarrowBox* centres) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t < count) centres[t] = centreBox(boxes[t]);
+}
+
+/// Morton codes of the leaf centres within `bounds` (one box on the device), and the identity order.
+__global__ void __launch_bounds__(cBlockSize)
+    computeMortonCodes(const NarrowBox* boxes, std::uint32_t count, const NarrowBox* bounds, std::uint32_t* codes,
+                       std::uint32_t* order) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= count) return;
+    const NarrowBox centres = *bounds;
+    codes[t] = leafMortonCode(boxes[t], centres, mortonScale(centres));
+    order[t] = static_cast<std::uint32_t>(t);
+}
+
+/// Karras node i of n - 1 and the parent links of its children: parentOfInternal and
+/// parentOfLeaf hold the parent's Karras index, with cRightChild for a right child.
+__global__ void __launch_bounds__(cBlockSize)
+    buildKarrasNodes(const std::uint32_t* codes, std::uint32_t count, KarrasNode* karras,
+                     std::uint32_t* parentOfInternal, std::uint32_t* parentOfLeaf) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i + 1 >= count) return;
+    const KarrasNode node = karrasNode(codes, count, static_cast<std::int64_t>(i));
+    karras[i] = node;
+    const auto self = static_cast<std::uint32_t>(i);
+    if (node.first == node.split) {
+        parentOfLeaf[node.split] = self;
+    } else {
+        parentOfInternal[node.split] = self;
+    }
+    if (node.split + 1 == node.last) {
+        parentOfLeaf[node.split + 1] = self | cRightChild;
+    } else {
+        parentOfInternal[node.split + 1] = self | cRightChild;
+    }
+    if (i == 0) parentOfInternal[0] = cNoNode;
+}
+
+/// Left turns on the path from the root to a node whose parent link is `link`.
+__device__ __forceinline__ std::uint32_t leftTurnsFrom(std::uint32_t link, const std::uint32_t* parentOfInternal) {
+    std::uint32_t turns = 0;
+    while (link != cNoNode) {
+        turns += (link & cRightChild) == 0 ? 1u : 0u;
+        link = parentOfInternal[link & ~cRightChild];
+    }
+    return turns;
+}
+
+/// Depth-first index of every Karras node: items [0, n - 1) are internal nodes, [n - 1, 2n - 1)
+/// the leaves in sorted order.
+__global__ void __launch_bounds__(cBlockSize)
+    computeDepthFirstIndices(const KarrasNode* karras, const std::uint32_t* parentOfInternal,
+                             const std::uint32_t* parentOfLeaf, std::uint32_t count, std::uint32_t* internalIndex,
+                             std::uint32_t* leafIndex) {
+    const std::uint64_t item = globalThreadIndex();
+    if (item + 1 >= 2ull * count) return;
+    if (item + 1 < count) {
+        const std::uint32_t first = karras[item].first;
+        internalIndex[item] = depthFirstIndex(first, leftTurnsFrom(parentOfInternal[item], parentOfInternal));
+    } else {
+        const auto s = static_cast<std::uint32_t>(item - (count - 1));
+        leafIndex[s] = depthFirstIndex(s, leftTurnsFrom(parentOfLeaf[s], parentOfInternal));
+    }
+}
+
+/// Writes the depth-first nodes (boxes empty until the refit), escape indices, the triangle to
+/// leaf map and the depth-first leaf list.
+__global__ void __launch_bounds__(cBlockSize)
+    writeDepthFirstNodes(const KarrasNode* karras, const std::uint32_t* parentOfInternal,
+                         const std::uint32_t* parentOfLeaf, const std::uint32_t* internalIndex,
+                         const std::uint32_t* leafIndex, const std::uint32_t* order, std::uint32_t count,
+                         LbvhNode* nodes, std::uint32_t* escape, std::uint32_t* leafOfTriangle, std::uint32_t* leaves) {
+    const std::uint64_t item = globalThreadIndex();
+    if (item + 1 >= 2ull * count) return;
+    if (item + 1 < count) {
+        const KarrasNode k = karras[item];
+        const std::uint32_t index = internalIndex[item];
+        const std::uint32_t right = k.split + 1 == k.last ? leafIndex[k.split + 1] : internalIndex[k.split + 1];
+        const std::uint32_t link = parentOfInternal[item];
+        nodes[index] = LbvhNode{emptyBox(), right, link == cNoNode ? cNoNode : internalIndex[link & ~cRightChild]};
+        escape[index] = index + 2 * (k.last - k.first + 1) - 1;
+    } else {
+        const auto s = static_cast<std::uint32_t>(item - (count - 1));
+        const std::uint32_t index = leafIndex[s];
+        const std::uint32_t link = parentOfLeaf[s];
+        nodes[index] =
+            LbvhNode{emptyBox(), cLeafFlag | order[s], link == cNoNode ? cNoNode : internalIndex[link & ~cRightChild]};
+        escape[index] = index + 1;
+        leafOfTriangle[order[s]] = index;
+        leaves[s] = index;
+    }
+}
+
+/// A box read past the L1 cache (written by another block of this launch).
+__device__ __forceinline__ NarrowBox loadBoxCoherent(const NarrowBox* box) {
+    NarrowBox b;
+    for (int k = 0; k < 3; ++k) {
+        b.lo[k] = __ldcg(&box->lo[k]);
+        b.hi[k] = __ldcg(&box->hi[k]);
+    }
+    return b;
+}
+
+/// Bottom-up refit: each leaf writes its box, then climbs; the first child to arrive at a
+/// parent stops, the second merges both children (same order as the CPU: left, right).
+__global__ void __launch_bounds__(cBlockSize) refitTree(const NarrowBox* leafBoxes, const std::uint32_t* leafOfTriangle,
+                                                        std::uint32_t count, LbvhNode* nodes, std::uint32_t* arrivals) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= count) return;
+    std::uint32_t index = leafOfTriangle[t];
+    nodes[index].box = leafBoxes[t];
+    for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
+        __threadfence();
+        if (atomicAdd(&arrivals[p], 1u) == 0) return;
+        __threadfence();
+        const NarrowBox left = loadBoxCoherent(&nodes[p + 1].box);
+        const NarrowBox right = loadBoxCoherent(&nodes[nodes[p].child].box);
+        nodes[p].box = mergeBoxes(left, right);
+    }
+}
+
+/// Adds the warp's sum of `value` to `total` with one atomic. Every lane of the warp must call it.
+__device__ __forceinline__ void addWarpSum(unsigned long long* total, std::uint32_t value) {
+    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
+    if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, static_cast<unsigned long long>(value));
+}
+
+/// First front pass: what each item (a query leaf when generating, an entry when updating)
+/// emits, counted.
+__global__ void __launch_bounds__(cBlockSize)
+    countFront(FrontTree query, FrontTree other, bool self, bool generate, const FrontEntry* front, std::uint32_t items,
+               std::uint32_t* frontCounts, std::uint32_t* candidateCounts, unsigned long long* boxTests) {
+    const std::uint64_t i = globalThreadIndex();
+    FrontCounter counter;
+    if (i < items) {
+        if (generate) {
+            generateFront(query, other, self, static_cast<std::uint32_t>(i), counter);
+        } else {
+            updateFrontEntry(query, other, self, front, i, counter);
+        }
+        frontCounts[i] = counter.fronts;
+        candidateCounts[i] = counter.candidates;
+    }
+    addWarpSum(boxTests, counter.boxTests);
+}
+
+/// The totals of two exclusive scans: last offset plus last count.
+__global__ void scanTotals(const std::uint32_t* frontOffsets, const std::uint32_t* frontCounts,
+                           const std::uint32_t* candidateOffsets, const std::uint32_t* candidateCounts,
+                           std::uint32_t items, unsigned long long* totals) {
+    totals[0] = static_cast<unsigned long long>(frontOffsets[items - 1]) + frontCounts[items - 1];
+    totals[1] = static_cast<unsigned long long>(candidateOffsets[items - 1]) + candidateCounts[items - 1];
+}
+
+/// Second front pass: each item writes its entries and candidates from its offsets.
+__global__ void __launch_bounds__(cBlockSize)
+    writeFront(FrontTree query, FrontTree other, bool self, bool generate, const FrontEntry* front, std::uint32_t items,
+               const std::uint32_t* frontOffsets, const std::uint32_t* candidateOffsets, FrontEntry* nextFront,
+               FrontEntry* candidates) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= items) return;
+    FrontWriter writer{nextFront + frontOffsets[i], candidates + candidateOffsets[i]};
+    if (generate) {
+        generateFront(query, other, self, static_cast<std::uint32_t>(i), writer);
+    } else {
+        updateFrontEntry(query, other, self, front, i, writer);
+    }
+}
+
+/// What the exact tests read of one mesh.
+struct DeviceMeshView {
+    const LbvhNode* nodes;        ///< Tree in the query's frame.
+    const float* positions;       ///< Own-frame positions.
+    const std::uint32_t* indices; ///< Triangles.
+    DeviceTransform transform;    ///< To the query's frame.
+    std::uint32_t mesh;           ///< Index reported.
+};
+
+/// The exact test of every candidate: a flag, the contact, its sort key (triangleA, triangleB)
+/// and its position (for the gather after the sort).
+__global__ void __launch_bounds__(cBlockSize)
+    testCandidates(DeviceMeshView a, DeviceMeshView b, bool self, const FrontEntry* candidates, std::uint32_t count,
+                   TriangleContact* contacts, unsigned long long* keys, std::uint8_t* meets, std::uint32_t* positions,
+                   unsigned long long* triangleTests) {
+    const std::uint64_t i = globalThreadIndex();
+    bool tested = false;
+    if (i < count) {
+        const FrontEntry pair = candidates[i];
+        tested = !self || !shareVertex(a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node]));
+        TriangleContact contact;
+        const bool meet =
+            tested && testFrontCandidate(a.nodes, a.positions, a.indices, a.transform.present ? a.transform.m : nullptr,
+                                         a.mesh, b.nodes, b.positions, b.indices,
+                                         b.transform.present ? b.transform.m : nullptr, b.mesh, self, pair, contact);
+        meets[i] = meet ? 1 : 0;
+        positions[i] = static_cast<std::uint32_t>(i);
+        if (meet) {
+            contacts[i] = contact;
+            keys[i] = static_cast<unsigned long long>(contact.triangleA) << 32 | contact.triangleB;
+        }
+    }
+    addWarpSum(triangleTests, tested ? 1u : 0u);
+}
+
+/// Gathers the contacts in sorted order.
+__global__ void __launch_bounds__(cBlockSize)
+    gatherContacts(const TriangleContact* contacts, const std::uint32_t* order, std::uint32_t count,
+                   TriangleContact* out) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < count) out[i] = contacts[order[i]];
+}
+
+} // namespace bulletgpu::detail

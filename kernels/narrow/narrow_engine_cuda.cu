@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: Zlib
+// The CUDA engine of TriangleMeshSet: positions uploaded when they change; trees built on the
+// device (Morton codes, CUB radix sort, Karras nodes, depth-first layout) and refitted bottom-up;
+// fronts generated or updated in two passes (count, CUB scan, write) so that they stay sorted
+// and nothing overflows; the exact tests of the candidates, CUB select and radix sort; only the
+// contacts come back. The per-element work is the CPU path's, so the results are bit for bit
+// the same.
+#include "kernels/narrow/triangle_mesh_set.h"
+
+#include "kernels/common/cuda_check.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/launch.h"
+#include "kernels/common/stopwatch.h"
+#include "kernels/narrow/detail/narrow_kernels.cuh"
+#include "kernels/sap/detail/cuda_resources.cuh"
+
+#include <cub/device/device_radix_sort.cuh>
+#include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_select.cuh>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bulletgpu {
+namespace {
+
+using detail::CudaStream;
+using detail::DeviceBuffer;
+using detail::DeviceMeshView;
+using detail::DeviceScope;
+using detail::DeviceTransform;
+using detail::PinnedBuffer;
+
+/// The merge of two boxes, for CUB's reduction.
+struct MergeBoxes {
+    __device__ NarrowBox operator()(const NarrowBox& a, const NarrowBox& b) const { return mergeBoxes(a, b); }
+};
+
+/// One mesh on the device.
+struct DeviceMesh {
+    std::uint32_t vertexCount = 0;
+    std::uint32_t triangleCount = 0;
+    DeviceBuffer<float> positions;
+    DeviceBuffer<std::uint32_t> indices;
+    DeviceBuffer<NarrowBox> leafBoxes;      ///< Own frame.
+    DeviceBuffer<NarrowBox> worldLeafBoxes; ///< Transformed.
+    DeviceBuffer<LbvhNode> nodes;           ///< Own frame.
+    DeviceBuffer<LbvhNode> worldNodes;      ///< Same topology, transformed boxes.
+    DeviceBuffer<std::uint32_t> escape, leafOfTriangle, leaves;
+    DeviceTransform transform{};
+    bool needsBuild = true;
+    bool positionsChanged = false;
+    bool worldStale = true;
+    std::uint64_t buildCount = 0;
+
+    /// Nodes of the tree (0 when empty).
+    std::uint32_t nodeCount() const { return triangleCount == 0 ? 0 : 2 * triangleCount - 1; }
+};
+
+/// The front of one query on the device, double-buffered.
+struct DeviceFront {
+    DeviceBuffer<FrontEntry> buffers[2];
+    int current = 0;
+    std::uint64_t size = 0;
+    std::uint64_t buildA = 0, buildB = 0;
+    bool generated = false;
+};
+
+/// The CUDA engine.
+class NarrowEngineCuda final : public detail::NarrowDeviceEngine {
+public:
+    explicit NarrowEngineCuda(int device)
+        : m_device(device), m_deviceName(usableCudaDeviceName(device)), m_stream(device) {
+        const DeviceScope scope(m_device);
+        const cudaStream_t stream = m_stream.get();
+        m_bounds.reserve(1, stream);
+        m_counters.reserve(4, stream);
+        m_hostCounters.reserve(4, stream);
+    }
+
+    void addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
+                 std::uint32_t triangleCount) override {
+        const DeviceScope scope(m_device);
+        const cudaStream_t stream = m_stream.get();
+        auto mesh = std::make_unique<DeviceMesh>();
+        mesh->vertexCount = vertexCount;
+        mesh->triangleCount = triangleCount;
+        mesh->positions.reserve(3ull * vertexCount, stream);
+        mesh->indices.reserve(3ull * triangleCount, stream);
+        if (vertexCount > 0) {
+            BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh->positions.data(), positions, 12ull * vertexCount,
+                                               cudaMemcpyHostToDevice, stream));
+        }
+        if (triangleCount > 0) {
+            BULLETGPU_CUDA_TRY(
+                cudaMemcpyAsync(mesh->indices.data(), indices, 12ull * triangleCount, cudaMemcpyHostToDevice, stream));
+        }
+        m_meshes.push_back(std::move(mesh));
+    }
+
+    void setPositions(std::uint32_t index, const float* positions) override {
+        const DeviceScope scope(m_device);
+        DeviceMesh& mesh = *m_meshes[index];
+        if (mesh.vertexCount > 0) {
+            // From pageable memory the call returns once the source is read, so it may be reused.
+            BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh.positions.data(), positions, 12ull * mesh.vertexCount,
+                                               cudaMemcpyHostToDevice, m_stream.get()));
+        }
+        mesh.positionsChanged = true;
+        mesh.worldStale = true;
+    }
+
+    void setTransform(std::uint32_t index, const double* transform) override {
+        DeviceMesh& mesh = *m_meshes[index];
+        mesh.transform.present = transform != nullptr;
+        if (transform != nullptr) std::copy(transform, transform + 12, mesh.transform.m);
+        mesh.worldStale = true;
+    }
+
+    void requestRebuild(std::uint32_t index) override { m_meshes[index]->needsBuild = true; }
+
+    void clear() override {
+        const DeviceScope scope(m_device);
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        m_meshes.clear();
+        m_fronts.clear();
+    }
+
+    void resetFronts() override { m_fronts.clear(); }
+
+    void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
+                      std::vector<TriangleContact>& contacts, NarrowStats& stats) override;
+
+    TreeSnapshot tree(std::uint32_t index) const override {
+        const DeviceScope scope(m_device);
+        const DeviceMesh& mesh = *m_meshes[index];
+        TreeSnapshot snapshot;
+        if (mesh.needsBuild || mesh.triangleCount == 0) return snapshot;
+        snapshot.nodes.resize(mesh.nodeCount());
+        snapshot.escape.resize(mesh.nodeCount());
+        snapshot.leaves.resize(mesh.triangleCount);
+        const cudaStream_t stream = m_stream.get();
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.nodes.data(), mesh.nodes.data(),
+                                           snapshot.nodes.size() * sizeof(LbvhNode), cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.escape.data(), mesh.escape.data(),
+                                           snapshot.escape.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                           stream));
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.leaves.data(), mesh.leaves.data(),
+                                           snapshot.leaves.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
+                                           stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        return snapshot;
+    }
+
+    std::string description() const override {
+        return "CUDA backend on " + m_deviceName + " (device " + std::to_string(m_device) + ")";
+    }
+
+private:
+    /// Builds the mesh's tree topology on the device (boxes follow in refit).
+    void buildTopology(DeviceMesh& mesh);
+    /// Brings the mesh's own tree up to date; returns whether it built (true) or refitted.
+    void updateTree(DeviceMesh& mesh, NarrowStats& stats);
+    /// Brings the mesh's transformed tree up to date.
+    void updateWorldTree(DeviceMesh& mesh);
+    /// Refits `nodes` (a copy of the mesh's topology) from `leafBoxes`.
+    void refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes, LbvhNode* nodes);
+    /// The front view of a mesh's tree, transformed when `world` and it has a transform.
+    static FrontTree frontTreeOf(const DeviceMesh& mesh, bool world);
+    /// The exact-test view of a mesh.
+    static DeviceMeshView meshViewOf(const DeviceMesh& mesh, std::uint32_t index, bool world);
+    /// Runs one query: front passes, exact tests, sort; appends its contacts.
+    void runQuery(const MeshPairQuery& query, bool keepFronts, std::vector<TriangleContact>& contacts,
+                  NarrowStats& stats);
+    /// Makes the CUB scratch at least `bytes`.
+    void* scratch(std::size_t bytes) {
+        m_scratch.reserve(std::max<std::size_t>(bytes, 1), m_stream.get());
+        return m_scratch.data();
+    }
+    /// Copies `count` counters from the device and waits.
+    void readCounters(const unsigned long long* counters, int count) {
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_hostCounters.data(), counters, count * sizeof(unsigned long long),
+                                           cudaMemcpyDeviceToHost, m_stream.get()));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+    }
+
+    int m_device;
+    std::string m_deviceName;
+    CudaStream m_stream;
+    std::vector<std::unique_ptr<DeviceMesh>> m_meshes;
+    std::map<std::uint64_t, std::unique_ptr<DeviceFront>> m_fronts;
+    // Build scratch.
+    DeviceBuffer<NarrowBox> m_centres, m_bounds;
+    DeviceBuffer<std::uint32_t> m_codes, m_order, m_sortedCodes, m_sortedOrder;
+    DeviceBuffer<KarrasNode> m_karras;
+    DeviceBuffer<std::uint32_t> m_parentOfInternal, m_parentOfLeaf, m_internalIndex, m_leafIndex, m_arrivals;
+    DeviceBuffer<std::uint8_t> m_scratch;
+    // Query scratch.
+    DeviceBuffer<std::uint32_t> m_frontCounts, m_candidateCounts, m_frontOffsets, m_candidateOffsets;
+    DeviceBuffer<FrontEntry> m_candidates;
+    DeviceBuffer<TriangleContact> m_contacts, m_sortedContacts;
+    DeviceBuffer<unsigned long long> m_keys, m_selectedKeys, m_sortedKeys;
+    DeviceBuffer<std::uint32_t> m_positions, m_selectedPositions, m_sortedPositions;
+    DeviceBuffer<std::uint8_t> m_meets;
+    DeviceBuffer<unsigned long long> m_counters; ///< Box tests, triangle tests, front total, candidate total.
+    DeviceBuffer<std::uint32_t> m_selected;
+    PinnedBuffer<unsigned long long> m_hostCounters;
+};
+
+void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
+    const cudaStream_t stream = m_stream.get();
+    const std::uint32_t n = mesh.triangleCount;
+    const std::uint32_t nodes = mesh.nodeCount();
+    mesh.nodes.reserve(nodes, stream);
+    mesh.escape.reserve(nodes, stream);
+    mesh.leaves.reserve(n, stream);
+    mesh.leafOfTriangle.reserve(n, stream);
+    m_centres.reserve(n, stream);
+    m_codes.reserve(n, stream);
+    m_order.reserve(n, stream);
+    m_sortedCodes.reserve(n, stream);
+    m_sortedOrder.reserve(n, stream);
+    m_karras.reserve(n, stream);
+    m_parentOfInternal.reserve(n, stream);
+    m_parentOfLeaf.reserve(n, stream);
+    m_internalIndex.reserve(n, stream);
+    m_leafIndex.reserve(n, stream);
+
+    launchPerItem(stream, n, detail::computeCentreBoxes, mesh.leafBoxes.data(), n, m_centres.data());
+    std::size_t bytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, m_centres.data(), m_bounds.data(),
+                                                 static_cast<std::int64_t>(n), MergeBoxes{}, emptyBox(), stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceReduce::Reduce(scratch(bytes), bytes, m_centres.data(), m_bounds.data(),
+                                                 static_cast<std::int64_t>(n), MergeBoxes{}, emptyBox(), stream));
+    launchPerItem(stream, n, detail::computeMortonCodes, mesh.leafBoxes.data(), n, m_bounds.data(), m_codes.data(),
+                  m_order.data());
+    bytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_codes.data(), m_sortedCodes.data(),
+                                                       m_order.data(), m_sortedOrder.data(),
+                                                       static_cast<std::int64_t>(n), 0, 30, stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch(bytes), bytes, m_codes.data(), m_sortedCodes.data(),
+                                                       m_order.data(), m_sortedOrder.data(),
+                                                       static_cast<std::int64_t>(n), 0, 30, stream));
+    // A lone leaf has no parent; every other leaf gets one from buildKarrasNodes.
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_parentOfLeaf.data(), 0xff, sizeof(std::uint32_t) * n, stream));
+    launchPerItem(stream, n - 1, detail::buildKarrasNodes, m_sortedCodes.data(), n, m_karras.data(),
+                  m_parentOfInternal.data(), m_parentOfLeaf.data());
+    launchPerItem(stream, nodes, detail::computeDepthFirstIndices, m_karras.data(), m_parentOfInternal.data(),
+                  m_parentOfLeaf.data(), n, m_internalIndex.data(), m_leafIndex.data());
+    launchPerItem(stream, nodes, detail::writeDepthFirstNodes, m_karras.data(), m_parentOfInternal.data(),
+                  m_parentOfLeaf.data(), m_internalIndex.data(), m_leafIndex.data(), m_sortedOrder.data(), n,
+                  mesh.nodes.data(), mesh.escape.data(), mesh.leafOfTriangle.data(), mesh.leaves.data());
+    ++mesh.buildCount;
+}
+
+void NarrowEngineCuda::refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes, LbvhNode* nodes) {
+    const cudaStream_t stream = m_stream.get();
+    m_arrivals.reserve(mesh.nodeCount(), stream);
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * mesh.nodeCount(), stream));
+    launchPerItem(stream, mesh.triangleCount, detail::refitTree, leafBoxes, mesh.leafOfTriangle.data(),
+                  mesh.triangleCount, nodes, m_arrivals.data());
+}
+
+void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {
+    if (!mesh.needsBuild && !mesh.positionsChanged) return;
+    const cudaStream_t stream = m_stream.get();
+    const Clock::time_point start = Clock::now();
+    const std::uint32_t n = mesh.triangleCount;
+    if (n > 0) {
+        mesh.leafBoxes.reserve(n, stream);
+        launchPerItem(stream, n, detail::computeLeafBoxes, mesh.positions.data(), mesh.indices.data(), n,
+                      DeviceTransform{}, mesh.leafBoxes.data());
+        if (mesh.needsBuild) buildTopology(mesh);
+        refit(mesh, mesh.leafBoxes.data(), mesh.nodes.data());
+    } else if (mesh.needsBuild) {
+        ++mesh.buildCount;
+    }
+    BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (mesh.needsBuild) {
+        ++stats.rebuilt;
+        stats.buildMs += millisecondsSince(start);
+    } else {
+        ++stats.refitted;
+        stats.refitMs += millisecondsSince(start);
+    }
+    mesh.needsBuild = false;
+    mesh.positionsChanged = false;
+    mesh.worldStale = true;
+}
+
+void NarrowEngineCuda::updateWorldTree(DeviceMesh& mesh) {
+    if (!mesh.transform.present || !mesh.worldStale || mesh.triangleCount == 0) return;
+    const cudaStream_t stream = m_stream.get();
+    const std::uint32_t n = mesh.triangleCount;
+    mesh.worldLeafBoxes.reserve(n, stream);
+    mesh.worldNodes.reserve(mesh.nodeCount(), stream);
+    launchPerItem(stream, n, detail::computeLeafBoxes, mesh.positions.data(), mesh.indices.data(), n, mesh.transform,
+                  mesh.worldLeafBoxes.data());
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh.worldNodes.data(), mesh.nodes.data(), sizeof(LbvhNode) * mesh.nodeCount(),
+                                       cudaMemcpyDeviceToDevice, stream));
+    refit(mesh, mesh.worldLeafBoxes.data(), mesh.worldNodes.data());
+    mesh.worldStale = false;
+}
+
+FrontTree NarrowEngineCuda::frontTreeOf(const DeviceMesh& mesh, bool world) {
+    const bool moved = world && mesh.transform.present;
+    return FrontTree{moved ? mesh.worldNodes.data() : mesh.nodes.data(), mesh.escape.data(), mesh.leaves.data(),
+                     mesh.nodeCount(), mesh.triangleCount};
+}
+
+DeviceMeshView NarrowEngineCuda::meshViewOf(const DeviceMesh& mesh, std::uint32_t index, bool world) {
+    const bool moved = world && mesh.transform.present;
+    DeviceMeshView view{moved ? mesh.worldNodes.data() : mesh.nodes.data(), mesh.positions.data(), mesh.indices.data(),
+                        moved ? mesh.transform : DeviceTransform{}, index};
+    return view;
+}
+
+void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std::vector<TriangleContact>& contacts,
+                                NarrowStats& stats) {
+    const cudaStream_t stream = m_stream.get();
+    const bool self = query.meshA == query.meshB;
+    const DeviceMesh& meshA = *m_meshes[query.meshA];
+    const DeviceMesh& meshB = *m_meshes[query.meshB];
+    std::unique_ptr<DeviceFront>& slot = m_fronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
+    if (!slot) slot = std::make_unique<DeviceFront>();
+    DeviceFront& front = *slot;
+    const bool generate =
+        !keepFronts || !front.generated || front.buildA != meshA.buildCount || front.buildB != meshB.buildCount;
+    front.generated = true;
+    front.buildA = meshA.buildCount;
+    front.buildB = meshB.buildCount;
+    stats.frontsGenerated += generate ? 1 : 0;
+    const FrontTree a = frontTreeOf(meshA, !self), b = frontTreeOf(meshB, !self);
+    const std::uint64_t items = a.nodeCount == 0 || b.nodeCount == 0 ? 0 : (generate ? a.leafCount : front.size);
+    if (items == 0) {
+        front.size = 0;
+        return;
+    }
+    const auto n = static_cast<std::uint32_t>(items);
+    m_frontCounts.reserve(n, stream);
+    m_candidateCounts.reserve(n, stream);
+    m_frontOffsets.reserve(n, stream);
+    m_candidateOffsets.reserve(n, stream);
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_counters.data(), 0, 4 * sizeof(unsigned long long), stream));
+    const FrontEntry* old = front.buffers[front.current].data();
+    launchPerItem(stream, n, detail::countFront, a, b, self, generate, old, n, m_frontCounts.data(),
+                  m_candidateCounts.data(), m_counters.data());
+    std::size_t bytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_frontCounts.data(), m_frontOffsets.data(),
+                                                     static_cast<std::int64_t>(n), stream));
+    void* temp = scratch(bytes);
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp, bytes, m_frontCounts.data(), m_frontOffsets.data(),
+                                                     static_cast<std::int64_t>(n), stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp, bytes, m_candidateCounts.data(), m_candidateOffsets.data(),
+                                                     static_cast<std::int64_t>(n), stream));
+    detail::scanTotals<<<1, 1, 0, stream>>>(m_frontOffsets.data(), m_frontCounts.data(), m_candidateOffsets.data(),
+                                            m_candidateCounts.data(), n, m_counters.data() + 2);
+    BULLETGPU_CUDA_CHECK_LAUNCH(stream);
+    readCounters(m_counters.data(), 4);
+    const unsigned long long boxTests = m_hostCounters.data()[0];
+    const unsigned long long frontTotal = m_hostCounters.data()[2];
+    const unsigned long long candidateTotal = m_hostCounters.data()[3];
+    if (frontTotal > 0xffffffffull || candidateTotal > 0xffffffffull) {
+        throw std::length_error("bulletgpu: a front or candidate list passed 2^32 entries");
+    }
+    DeviceFront& next = front;
+    const int target = 1 - front.current;
+    next.buffers[target].reserve(std::max<unsigned long long>(frontTotal, 1), stream);
+    m_candidates.reserve(std::max<unsigned long long>(candidateTotal, 1), stream);
+    launchPerItem(stream, n, detail::writeFront, a, b, self, generate, old, n, m_frontOffsets.data(),
+                  m_candidateOffsets.data(), next.buffers[target].data(), m_candidates.data());
+    front.current = target;
+    front.size = frontTotal;
+    stats.boxTests += boxTests;
+    stats.frontEntries += frontTotal;
+    const auto candidates = static_cast<std::uint32_t>(candidateTotal);
+    if (candidates == 0) return;
+
+    const Clock::time_point testStart = Clock::now();
+    m_contacts.reserve(candidates, stream);
+    m_keys.reserve(candidates, stream);
+    m_meets.reserve(candidates, stream);
+    m_positions.reserve(candidates, stream);
+    m_selectedKeys.reserve(candidates, stream);
+    m_selectedPositions.reserve(candidates, stream);
+    m_selected.reserve(1, stream);
+    launchPerItem(stream, candidates, detail::testCandidates, meshViewOf(meshA, query.meshA, !self),
+                  meshViewOf(meshB, query.meshB, !self), self, m_candidates.data(), candidates, m_contacts.data(),
+                  m_keys.data(), m_meets.data(), m_positions.data(), m_counters.data() + 1);
+    bytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, m_keys.data(), m_meets.data(), m_selectedKeys.data(),
+                                                  m_selected.data(), static_cast<std::int64_t>(candidates), stream));
+    temp = scratch(bytes);
+    BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(temp, bytes, m_keys.data(), m_meets.data(), m_selectedKeys.data(),
+                                                  m_selected.data(), static_cast<std::int64_t>(candidates), stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(temp, bytes, m_positions.data(), m_meets.data(),
+                                                  m_selectedPositions.data(), m_selected.data(),
+                                                  static_cast<std::int64_t>(candidates), stream));
+    std::uint32_t selected = 0;
+    BULLETGPU_CUDA_TRY(
+        cudaMemcpyAsync(&selected, m_selected.data(), sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+    readCounters(m_counters.data() + 1, 1);
+    stats.triangleTests += m_hostCounters.data()[0];
+    if (selected > 0) {
+        m_sortedKeys.reserve(selected, stream);
+        m_sortedPositions.reserve(selected, stream);
+        m_sortedContacts.reserve(selected, stream);
+        bytes = 0;
+        BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_selectedKeys.data(), m_sortedKeys.data(),
+                                                           m_selectedPositions.data(), m_sortedPositions.data(),
+                                                           static_cast<std::int64_t>(selected), 0, 64, stream));
+        BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+            scratch(bytes), bytes, m_selectedKeys.data(), m_sortedKeys.data(), m_selectedPositions.data(),
+            m_sortedPositions.data(), static_cast<std::int64_t>(selected), 0, 64, stream));
+        launchPerItem(stream, selected, detail::gatherContacts, m_contacts.data(), m_sortedPositions.data(), selected,
+                      m_sortedContacts.data());
+        const std::size_t first = contacts.size();
+        contacts.resize(first + selected);
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data() + first, m_sortedContacts.data(),
+                                           selected * sizeof(TriangleContact), cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+    stats.testMs += millisecondsSince(testStart);
+}
+
+void NarrowEngineCuda::findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
+                                    std::vector<TriangleContact>& contacts, NarrowStats& stats) {
+    const DeviceScope scope(m_device);
+    for (std::uint32_t q = 0; q < count; ++q) {
+        const bool self = queries[q].meshA == queries[q].meshB;
+        for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
+            updateTree(*m_meshes[index], stats);
+            if (!self) updateWorldTree(*m_meshes[index]);
+        }
+    }
+    const Clock::time_point start = Clock::now();
+    for (std::uint32_t q = 0; q < count; ++q) runQuery(queries[q], keepFronts, contacts, stats);
+    stats.traverseMs = millisecondsSince(start);
+}
+
+} // namespace
+
+std::unique_ptr<detail::NarrowDeviceEngine> detail::createCudaNarrowEngine(int device) {
+    return std::make_unique<NarrowEngineCuda>(device);
+}
+
+} // namespace bulletgpu

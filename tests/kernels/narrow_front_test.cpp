@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Zlib
+// Bounding-volume-test-tree fronts against full traversals: over 100-frame animations of a
+// folding cloth, a ball moving through a cloth and two turning tori, the kept and updated front
+// equals the front generated anew, and the contacts equal the leaf walk's, the simultaneous
+// descent's and (every tenth frame) the all-pairs oracle's.
+#include "kernels/common/cuda_device.h"
+#include "kernels/narrow/mesh_generators.h"
+#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/reference/brute_force_triangles.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+using namespace bulletgpu;
+
+namespace {
+
+/// Identical contact lists, byte for byte.
+bool sameContacts(const std::vector<TriangleContact>& x, const std::vector<TriangleContact>& y) {
+    return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
+}
+
+/// Identical fronts.
+bool sameFront(const BvttFront* x, const BvttFront* y) {
+    if (x == nullptr || y == nullptr) return x == y;
+    return x->entries.size() == y->entries.size() &&
+           (x->entries.empty() ||
+            std::memcmp(x->entries.data(), y->entries.data(), x->entries.size() * sizeof(FrontEntry)) == 0);
+}
+
+/// The oracle's view of a mesh.
+OracleMesh oracleOf(const PlyMesh& mesh, std::uint32_t index, const double* transform = nullptr) {
+    return OracleMesh{mesh.positions.data(), mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
+                      transform, index};
+}
+
+/// Three sets over the same meshes, one per traversal.
+struct ThreeWays {
+    TriangleMeshSet fronts{2}, walk{2}, descent{2};
+
+    ThreeWays() {
+        walk.setTraversal(NarrowTraversal::LeafWalk);
+        descent.setTraversal(NarrowTraversal::Descent);
+    }
+    /// Adds the mesh to all three.
+    std::uint32_t add(const PlyMesh& mesh) {
+        const auto vertices = static_cast<std::uint32_t>(mesh.positions.size() / 3);
+        const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
+        fronts.addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles);
+        walk.addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles);
+        return descent.addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles);
+    }
+    /// Moves the mesh in all three.
+    void setPositions(std::uint32_t index, const PlyMesh& mesh) {
+        for (TriangleMeshSet* set : {&fronts, &walk, &descent}) set->setPositions(index, mesh.positions.data());
+    }
+    /// Sets the transform in all three.
+    void setTransform(std::uint32_t index, const std::vector<double>& transform) {
+        for (TriangleMeshSet* set : {&fronts, &walk, &descent}) set->setTransform(index, transform.data());
+    }
+    /// Runs the batch in all three; requires equal contacts and fronts equal to generated ones.
+    std::vector<TriangleContact> run(const std::vector<MeshPairQuery>& queries, bool firstFrame) {
+        std::vector<TriangleContact> a, b, c;
+        const auto count = static_cast<std::uint32_t>(queries.size());
+        fronts.findContacts(queries.data(), count, a);
+        walk.findContacts(queries.data(), count, b);
+        descent.findContacts(queries.data(), count, c);
+        REQUIRE(fronts.validate().empty());
+        REQUIRE(fronts.stats().frontsGenerated == (firstFrame ? count : 0u));
+        REQUIRE(walk.stats().frontsGenerated == count);
+        REQUIRE(sameContacts(a, b));
+        REQUIRE(sameContacts(a, c));
+        for (const MeshPairQuery& q : queries)
+            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.front(q.meshA, q.meshB)));
+        REQUIRE(fronts.stats().frontEntries == walk.stats().frontEntries);
+        return a;
+    }
+};
+
+/// A rotation by `angle` about z followed by a translation, row-major 3x4.
+std::vector<double> rigidTransform(double angle, double tx, double ty, double tz) {
+    const double c = std::cos(angle), s = std::sin(angle);
+    return {c, -s, 0, tx, s, c, 0, ty, 0, 0, 1, tz};
+}
+
+/// A rotation by `angle` about x (the ring stands up), then a translation along x.
+std::vector<double> uprightTransform(double angle, double tx) {
+    const double c = std::cos(angle), s = std::sin(angle);
+    return {1, 0, 0, tx, 0, c, -s, 0, 0, s, c, 0};
+}
+
+} // namespace
+
+TEST_CASE("Fronts kept over 100 frames of a folding cloth equal full traversals", "[narrow][front]") {
+    ThreeWays sets;
+    PlyMesh cloth = foldedCloth(28, 0.02, 0.06, 0.0);
+    const std::uint32_t mesh = sets.add(cloth);
+    std::size_t total = 0;
+    for (int frame = 0; frame < 100; ++frame) {
+        cloth = foldedCloth(28, 0.02, 0.06 * (1 + 0.5 * std::sin(0.05 * frame)), 0.08 * frame);
+        sets.setPositions(mesh, cloth);
+        if (frame == 60) {
+            // A rebuild mid-animation makes the front stale: it is generated again.
+            for (TriangleMeshSet* set : {&sets.fronts, &sets.walk, &sets.descent}) set->requestRebuild(mesh);
+        }
+        const std::vector<TriangleContact> contacts = sets.run({{mesh, mesh}}, frame == 0 || frame == 60);
+        if (frame % 25 == 0) REQUIRE(sameContacts(contacts, bruteForceContacts(oracleOf(cloth, mesh), nullptr)));
+        total += contacts.size();
+    }
+    CHECK(total > 1000);
+}
+
+TEST_CASE("Fronts of a batch with moving rigid meshes equal full traversals", "[narrow][front]") {
+    ThreeWays sets;
+    const PlyMesh torus = torusMesh(40, 14, 1.0, 0.55);
+    const double centre[3] = {0, 0, 0};
+    const PlyMesh ball = sphereMesh(28, 14, centre, 0.3);
+    PlyMesh cloth = dentedCloth(30, 0.35, 0.05);
+    const std::uint32_t a = sets.add(torus), b = sets.add(torus), ballIndex = sets.add(ball),
+                        clothIndex = sets.add(cloth);
+    const std::vector<MeshPairQuery> queries = {{a, b}, {ballIndex, clothIndex}, {clothIndex, clothIndex}, {a, a}};
+    std::size_t pairs[2] = {0, 0};
+    for (int frame = 0; frame < 100; ++frame) {
+        const std::vector<double> ta = rigidTransform(0.03 * frame, 0, 0, 0);
+        const std::vector<double> tb = uprightTransform(1.5707963 + 0.2 * std::sin(0.1 * frame), 1.0 + 0.003 * frame);
+        // The ball sinks into the cloth and slides across it; the cloth dents under it.
+        const double x = -0.6 + 0.012 * frame;
+        const std::vector<double> tBall = rigidTransform(0.0, x, 0.28 - 0.002 * frame, 0.1);
+        cloth = dentedCloth(30, 0.35, 0.05 + 0.001 * frame);
+        sets.setTransform(a, ta);
+        sets.setTransform(b, tb);
+        sets.setTransform(ballIndex, tBall);
+        sets.setPositions(clothIndex, cloth);
+        const std::vector<TriangleContact> contacts = sets.run(queries, frame == 0);
+        if (frame % 25 == 0) {
+            const OracleMesh oracleB = oracleOf(torus, b, tb.data()), clothOracle = oracleOf(cloth, clothIndex);
+            std::vector<TriangleContact> expected = bruteForceContacts(oracleOf(torus, a), nullptr);
+            const std::vector<TriangleContact> parts[] = {
+                bruteForceContacts(oracleOf(torus, a, ta.data()), &oracleB),
+                bruteForceContacts(oracleOf(ball, ballIndex, tBall.data()), &clothOracle),
+                bruteForceContacts(clothOracle, nullptr)};
+            for (const auto& part : parts) expected.insert(expected.end(), part.begin(), part.end());
+            REQUIRE(sameContacts(contacts, expected));
+            pairs[0] += parts[0].size();
+            pairs[1] += parts[1].size();
+        }
+    }
+    CHECK(pairs[0] > 100);
+    CHECK(pairs[1] > 20);
+}
+
+TEST_CASE("Fronts handle empty, one-triangle and disjoint meshes", "[narrow][front]") {
+    ThreeWays sets;
+    const PlyMesh empty;
+    const PlyMesh one = triangleSoup(1, 0.1, 1);
+    const PlyMesh soup = triangleSoup(300, 0.1, 2);
+    const std::uint32_t e = sets.add(empty), o = sets.add(one), s = sets.add(soup);
+    const std::vector<MeshPairQuery> queries = {{e, e}, {o, o}, {e, s}, {s, e}, {o, s}, {s, o}, {s, s}};
+    for (int frame = 0; frame < 3; ++frame) {
+        const std::vector<TriangleContact> contacts = sets.run(queries, frame == 0);
+        const OracleMesh soupOracle = oracleOf(soup, s), oneOracle = oracleOf(one, o);
+        std::vector<TriangleContact> expected = bruteForceContacts(oneOracle, &soupOracle);
+        const std::vector<TriangleContact> parts[] = {bruteForceContacts(soupOracle, &oneOracle),
+                                                      bruteForceContacts(soupOracle, nullptr)};
+        for (const auto& part : parts) expected.insert(expected.end(), part.begin(), part.end());
+        REQUIRE(sameContacts(contacts, expected));
+    }
+    REQUIRE(sets.fronts.front(e, e)->entries.empty());
+    REQUIRE(sets.fronts.front(o, o)->entries.empty());
+}
+
+TEST_CASE("The narrow phase picks its backend like the broad phase", "[narrow][api]") {
+    const CudaDeviceProbe probe = probeCudaDevice(0);
+    REQUIRE(TriangleMeshSet(Backend::Cpu, 1).backend() == Backend::Cpu);
+    REQUIRE(TriangleMeshSet(Backend::Auto, 0).backend() == (probe.usable ? Backend::Cuda : Backend::Cpu));
+    if (!probe.usable) {
+        try {
+            TriangleMeshSet set(Backend::Cuda, 0);
+            FAIL("Backend::Cuda without a device must throw");
+        } catch (const std::runtime_error& error) {
+            REQUIRE(std::string(error.what()).find(probe.reason) != std::string::npos);
+        }
+    }
+}

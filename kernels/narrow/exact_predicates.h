@@ -162,6 +162,50 @@ BULLETGPU_HD int orient3d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const 
     return sign != 0 ? sign : exact::orient3dExact(a, b, c, d);
 }
 
+/// orient3d against one plane for many points: the plane's 2x2 minors are computed once.
+///
+/// The determinant is expanded along d - a, det = (d - a) . ((b - a) x (c - a)), which is
+/// -orient3d's determinant. Each of its six terms is, like each of Shewchuk's, a product of
+/// three rounded differences, two of them multiplied and subtracted from another such product,
+/// the third multiplied in and the three minors summed: at most seven roundings, so Shewchuk's
+/// static bound on the matching permanent certifies the sign just as in orient3d. When the
+/// bound does not decide, orient3d itself (with its exact expansion) answers.
+class Orient3dPlane {
+public:
+    /// The plane through a, b and c (kept by reference).
+    BULLETGPU_HD Orient3dPlane(const Vec3d& a, const Vec3d& b, const Vec3d& c) : m_a(a), m_b(b), m_c(c) {
+        const double ux = b[0] - a[0], uy = b[1] - a[1], uz = b[2] - a[2];
+        const double vx = c[0] - a[0], vy = c[1] - a[1], vz = c[2] - a[2];
+        const double uyvz = uy * vz, uzvy = uz * vy, uzvx = uz * vx, uxvz = ux * vz, uxvy = ux * vy, uyvx = uy * vx;
+        m_normal[0] = uyvz - uzvy;
+        m_normal[1] = uzvx - uxvz;
+        m_normal[2] = uxvy - uyvx;
+        using exact::magnitude;
+        m_permanent[0] = magnitude(uyvz) + magnitude(uzvy);
+        m_permanent[1] = magnitude(uzvx) + magnitude(uxvz);
+        m_permanent[2] = magnitude(uxvy) + magnitude(uyvx);
+    }
+
+    /// orient3d(a, b, c, d), exactly.
+    BULLETGPU_HD int sign(const Vec3d& d) const {
+        const double wx = d[0] - m_a[0], wy = d[1] - m_a[1], wz = d[2] - m_a[2];
+        const double det = (m_normal[0] * wx + m_normal[1] * wy) + m_normal[2] * wz;
+        using exact::magnitude;
+        const double permanent =
+            (m_permanent[0] * magnitude(wx) + m_permanent[1] * magnitude(wy)) + m_permanent[2] * magnitude(wz);
+        const double bound = exact::cOrient3dBound * permanent;
+        const int sign = static_cast<int>(-det > bound) - static_cast<int>(det > bound);
+        return sign != 0 ? sign : orient3d(m_a, m_b, m_c, d);
+    }
+
+private:
+    const Vec3d& m_a;
+    const Vec3d& m_b;
+    const Vec3d& m_c;
+    double m_normal[3];    ///< (b - a) x (c - a), rounded.
+    double m_permanent[3]; ///< Sums of the minors' absolute products.
+};
+
 /// Sign of the 2D determinant of (b - a, c - a) in coordinates (i, j): +1 when a, b, c turn
 /// counter-clockwise, 0 when collinear. Exact (see above).
 BULLETGPU_HD int orient2d(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i, int j) {

@@ -44,8 +44,9 @@ BULLETGPU_HD int projectionAxis(const Triangle3d& t) {
 
 /// Signs of the corners of `t` against the plane of `plane`.
 BULLETGPU_HD PlaneSides planeSides(const Triangle3d& plane, const Triangle3d& t) {
+    const Orient3dPlane filter(plane.p[0], plane.p[1], plane.p[2]);
     PlaneSides sides;
-    for (int c = 0; c < 3; ++c) sides.s[c] = orient3d(plane.p[0], plane.p[1], plane.p[2], t.p[c]);
+    for (int c = 0; c < 3; ++c) sides.s[c] = filter.sign(t.p[c]);
     return sides;
 }
 

@@ -112,6 +112,40 @@ TEST_CASE("orient3d and orient2d signs are exact", "[narrow][predicates]") {
     }
 }
 
+TEST_CASE("Orient3dPlane gives orient3d's exact sign for every point", "[narrow][predicates]") {
+    std::mt19937 rng(11);
+    SECTION("against 128-bit integers, with points on and next to the plane") {
+        for (int range : {2, 1 << 20}) {
+            std::uniform_int_distribution<long long> coordinate(-range, range);
+            for (int trial = 0; trial < 20000; ++trial) {
+                long long p[4][3];
+                for (auto& c : p) {
+                    for (auto& x : c) x = coordinate(rng);
+                }
+                if (trial % 3 == 0) {
+                    for (int k = 0; k < 3; ++k) p[3][k] = p[0][k] + (p[1][k] - p[0][k]) + (p[2][k] - p[0][k]);
+                    p[3][trial % 2] += (trial / 3) % 2;
+                }
+                const Vec3d a = point(p[0]), b = point(p[1]), c = point(p[2]), d = point(p[3]);
+                REQUIRE(Orient3dPlane(a, b, c).sign(d) == orient3dInteger(p));
+            }
+        }
+    }
+    SECTION("against the exact expansion on nearly coplanar floats far from the origin") {
+        std::uniform_real_distribution<float> coordinate(-1, 1);
+        for (int trial = 0; trial < 20000; ++trial) {
+            const float offset = trial % 2 == 0 ? 0.0f : 1000.0f;
+            float f[4][3];
+            for (auto& c : f) {
+                for (auto& x : c) x = offset + coordinate(rng);
+            }
+            for (int k = 0; k < 3; ++k) f[3][k] = 0.3f * f[0][k] + 0.3f * f[1][k] + 0.4f * f[2][k];
+            const Vec3d v[4] = {toVec3d(f[0]), toVec3d(f[1]), toVec3d(f[2]), toVec3d(f[3])};
+            REQUIRE(Orient3dPlane(v[0], v[1], v[2]).sign(v[3]) == exact::orient3dExact(v[0], v[1], v[2], v[3]));
+        }
+    }
+}
+
 TEST_CASE("trianglesIntersect equals the linear-program oracle on integer grids", "[narrow][predicates]") {
     std::mt19937 rng(11);
     const int range = GENERATE(1, 2, 4);

@@ -4,6 +4,7 @@
 #include "kernels/common/cache_line.h"
 #include "kernels/narrow/bvtt_front_ops.h"
 #include "kernels/narrow/bvtt_traversal.h"
+#include "kernels/narrow/front_quality.h"
 
 #include <cstdint>
 #include <vector>
@@ -21,6 +22,7 @@ struct BvttFront {
     std::uint64_t buildB = 0;        ///< Lbvh::buildCount of the other tree.
     std::uint64_t generatedSize = 0; ///< Entries right after the last generation.
     bool generated = false;          ///< False until the first generation.
+    FrontQuality quality;            ///< The trees' quality as this front measures it.
 };
 
 /// Counters of the last front traversal.

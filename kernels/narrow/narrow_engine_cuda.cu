@@ -56,6 +56,7 @@ struct DeviceMesh {
     bool needsBuild = true;
     bool positionsChanged = false;
     bool worldStale = true;
+    bool refittedSinceBuild = false; ///< Deformed since its tree was built.
     std::uint64_t buildCount = 0;
 
     /// Nodes of the tree (0 when empty).
@@ -69,6 +70,7 @@ struct DeviceFront {
     std::uint64_t size = 0;
     std::uint64_t buildA = 0, buildB = 0;
     bool generated = false;
+    FrontQuality quality; ///< The trees' quality as this front measures it.
 };
 
 /// The CUDA engine.
@@ -133,6 +135,8 @@ public:
 
     void resetFronts() override { m_fronts.clear(); }
 
+    void setRebuildRatio(double ratio) override { m_rebuildRatio = ratio; }
+
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                       std::vector<TriangleContact>& contacts, NarrowStats& stats) override;
 
@@ -194,6 +198,7 @@ private:
     CudaStream m_stream;
     std::vector<std::unique_ptr<DeviceMesh>> m_meshes;
     std::map<std::uint64_t, std::unique_ptr<DeviceFront>> m_fronts;
+    double m_rebuildRatio = cDefaultRebuildRatio;
     // Build scratch.
     DeviceBuffer<NarrowBox> m_centres, m_bounds;
     DeviceBuffer<std::uint32_t> m_codes, m_order, m_sortedCodes, m_sortedOrder;
@@ -288,6 +293,7 @@ void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {
         ++stats.refitted;
         stats.refitMs += millisecondsSince(start);
     }
+    mesh.refittedSinceBuild = !mesh.needsBuild;
     mesh.needsBuild = false;
     mesh.positionsChanged = false;
     mesh.worldStale = true;
@@ -324,13 +330,14 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
                                 NarrowStats& stats) {
     const cudaStream_t stream = m_stream.get();
     const bool self = query.meshA == query.meshB;
-    const DeviceMesh& meshA = *m_meshes[query.meshA];
-    const DeviceMesh& meshB = *m_meshes[query.meshB];
+    DeviceMesh& meshA = *m_meshes[query.meshA];
+    DeviceMesh& meshB = *m_meshes[query.meshB];
     std::unique_ptr<DeviceFront>& slot = m_fronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
     if (!slot) slot = std::make_unique<DeviceFront>();
     DeviceFront& front = *slot;
     const bool generate =
         !keepFronts || !front.generated || front.buildA != meshA.buildCount || front.buildB != meshB.buildCount;
+    if (front.buildA != meshA.buildCount || front.buildB != meshB.buildCount) front.quality = FrontQuality{};
     front.generated = true;
     front.buildA = meshA.buildCount;
     front.buildB = meshB.buildCount;
@@ -378,6 +385,15 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     front.size = frontTotal;
     stats.boxTests += boxTests;
     stats.frontEntries += frontTotal;
+    if (recordFrontQuality(front.quality, frontTotal, candidateTotal, a.leafCount, m_rebuildRatio)) {
+        for (DeviceMesh* mesh : {&meshA, &meshB}) {
+            if (mesh->refittedSinceBuild && !mesh->needsBuild) {
+                mesh->needsBuild = true;
+                ++stats.rebuildsScheduled;
+            }
+        }
+    }
+    stats.worstQualityRatio = std::max(stats.worstQualityRatio, front.quality.ratio());
     const auto candidates = static_cast<std::uint32_t>(candidateTotal);
     if (candidates == 0) return;
 

@@ -28,17 +28,19 @@ enum class NarrowTraversal {
 
 /// Counters and timings of the last query.
 struct NarrowStats {
-    std::uint32_t rebuilt = 0;         ///< Trees built (first use, rebuild requested).
-    std::uint32_t refitted = 0;        ///< Trees refitted (positions or transform changed).
-    double buildMs = 0;                ///< Building trees.
-    double refitMs = 0;                ///< Refitting trees (world-frame copies included).
-    double traverseMs = 0;             ///< Traversal, exact tests and sorting.
-    double testMs = 0;                 ///< The exact tests and sorting alone (LeafWalk, Fronts).
-    std::uint64_t boxTests = 0;        ///< Node pairs compared.
-    std::uint64_t triangleTests = 0;   ///< Triangle pairs given to the exact test.
-    std::uint64_t contacts = 0;        ///< Intersecting pairs reported.
-    std::uint64_t frontEntries = 0;    ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
-    std::uint32_t frontsGenerated = 0; ///< Fronts generated anew rather than updated.
+    std::uint32_t rebuilt = 0;           ///< Trees built (first use, rebuild requested).
+    std::uint32_t refitted = 0;          ///< Trees refitted (positions or transform changed).
+    double buildMs = 0;                  ///< Building trees.
+    double refitMs = 0;                  ///< Refitting trees (world-frame copies included).
+    double traverseMs = 0;               ///< Traversal, exact tests and sorting.
+    double testMs = 0;                   ///< The exact tests and sorting alone (LeafWalk, Fronts).
+    std::uint64_t boxTests = 0;          ///< Node pairs compared.
+    std::uint64_t triangleTests = 0;     ///< Triangle pairs given to the exact test.
+    std::uint64_t contacts = 0;          ///< Intersecting pairs reported.
+    std::uint64_t frontEntries = 0;      ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
+    std::uint32_t frontsGenerated = 0;   ///< Fronts generated anew rather than updated.
+    std::uint32_t rebuildsScheduled = 0; ///< Meshes whose degraded trees the next query rebuilds.
+    double worstQualityRatio = 1;        ///< Largest front measure over its reference (front_quality.h).
 };
 
 /// One request of a batch: meshA against meshB, or meshA against itself when they are equal.
@@ -74,6 +76,8 @@ public:
     virtual void clear() = 0;
     /// Forgets every front.
     virtual void resetFronts() = 0;
+    /// Sets the front measure's rebuild ratio (0: never rebuild on quality).
+    virtual void setRebuildRatio(double ratio) = 0;
     /// Runs queries sorted by mesh pair; appends each one's contacts, sorted, to `contacts`.
     virtual void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                               std::vector<TriangleContact>& contacts, NarrowStats& stats) = 0;
@@ -135,6 +139,12 @@ public:
     void setTraversal(NarrowTraversal traversal);
     /// How queries traverse.
     NarrowTraversal traversal() const { return m_traversal; }
+    /// Rebuilds a deformed mesh's tree once the fronts over it have degraded by `ratio`
+    /// (front_quality.h; default cDefaultRebuildRatio); 0 rebuilds only on requestRebuild. The
+    /// Descent traversal keeps no front and never rebuilds on its own.
+    void setRebuildRatio(double ratio);
+    /// The rebuild ratio in use.
+    double rebuildRatio() const { return m_rebuildRatio; }
     /// Generates every front anew at the next query instead of updating it.
     void resetFronts();
     /// The front kept for the query (meshA, meshB), or null when there is none.
@@ -183,6 +193,7 @@ private:
         bool needsBuild = true;
         bool positionsChanged = false;
         bool worldStale = true;
+        bool refittedSinceBuild = false; ///< Deformed since its tree was built.
     };
 
     /// Builds or refits the mesh's own tree when needed.
@@ -191,6 +202,8 @@ private:
     void updateWorldTree(Mesh& mesh);
     /// The view of a mesh for a query, in its own frame or in the world.
     MeshView viewOf(std::uint32_t index, bool world) const;
+    /// Records a query's front quality; schedules rebuilds of its deformed meshes when degraded.
+    void recordQuality(const MeshPairQuery& query, BvttFront& front, const FrontCounters& counters);
     /// Checks a mesh index.
     void checkMesh(std::uint32_t mesh) const;
 
@@ -207,6 +220,7 @@ private:
     FrontTraversal m_frontTraversal;
     std::map<std::uint64_t, BvttFront> m_fronts; ///< Key meshA << 32 | meshB.
     NarrowTraversal m_traversal = NarrowTraversal::Fronts;
+    double m_rebuildRatio = cDefaultRebuildRatio;
     NarrowStats m_stats;
 };
 

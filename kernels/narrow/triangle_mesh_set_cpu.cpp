@@ -116,6 +116,12 @@ void TriangleMeshSet::clear() {
     if (m_device) m_device->clear();
 }
 
+void TriangleMeshSet::setRebuildRatio(double ratio) {
+    if (!(ratio == 0 || ratio > 1)) throw std::invalid_argument("bulletgpu: the rebuild ratio is 0 or above 1");
+    m_rebuildRatio = ratio;
+    if (m_device) m_device->setRebuildRatio(ratio);
+}
+
 void TriangleMeshSet::setTraversal(NarrowTraversal traversal) {
     m_traversal = traversal;
     resetFronts();
@@ -132,6 +138,7 @@ BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
     const std::uint64_t buildB = m_meshes[query.meshB].tree.buildCount();
     if (front.buildA != buildA || front.buildB != buildB) {
         front.generated = false;
+        front.quality = FrontQuality{};
         front.buildA = buildA;
         front.buildB = buildB;
     }
@@ -147,10 +154,12 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
         mesh.tree.build(mesh.leafBoxes.data(), triangles, m_threads);
         ++m_stats.rebuilt;
         m_stats.buildMs += millisecondsSince(start);
+        mesh.refittedSinceBuild = false;
     } else {
         mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
         ++m_stats.refitted;
         m_stats.refitMs += millisecondsSince(start);
+        mesh.refittedSinceBuild = true;
     }
     mesh.needsBuild = false;
     mesh.positionsChanged = false;
@@ -239,10 +248,26 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
             m_stats.frontEntries += counters.frontEntries;
             m_stats.frontsGenerated += counters.generated ? 1 : 0;
             m_stats.testMs += counters.testMs;
+            recordQuality(queries[q], front, counters);
         }
     }
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
+}
+
+void TriangleMeshSet::recordQuality(const MeshPairQuery& query, BvttFront& front, const FrontCounters& counters) {
+    const std::uint32_t leaves = m_meshes[query.meshA].tree.leafCount();
+    const bool degraded =
+        recordFrontQuality(front.quality, counters.frontEntries, counters.candidates, leaves, m_rebuildRatio);
+    m_stats.worstQualityRatio = std::max(m_stats.worstQualityRatio, front.quality.ratio());
+    if (!degraded) return;
+    for (const std::uint32_t index : {query.meshA, query.meshB}) {
+        Mesh& mesh = m_meshes[index];
+        if (mesh.refittedSinceBuild && !mesh.needsBuild) {
+            mesh.needsBuild = true;
+            ++m_stats.rebuildsScheduled;
+        }
+    }
 }
 
 void TriangleMeshSet::findSelfContacts(std::uint32_t mesh, std::vector<TriangleContact>& contacts) {

@@ -70,6 +70,8 @@ struct TwinSets {
         REQUIRE(cpu.stats().frontEntries == cuda.stats().frontEntries);
         REQUIRE(cpu.stats().triangleTests == cuda.stats().triangleTests);
         REQUIRE(cpu.stats().frontsGenerated == cuda.stats().frontsGenerated);
+        REQUIRE(cpu.stats().rebuilt == cuda.stats().rebuilt);
+        REQUIRE(cpu.stats().rebuildsScheduled == cuda.stats().rebuildsScheduled);
         for (const MeshPairQuery& q : queries) {
             for (std::uint32_t mesh : {q.meshA, q.meshB}) {
                 const TreeSnapshot x = cpu.treeSnapshot(mesh), y = cuda.treeSnapshot(mesh);
@@ -120,6 +122,23 @@ TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth",
         total += sets.run({{mesh, mesh}}).size();
     }
     CHECK(total > 1000);
+}
+
+TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the CPU", "[cuda][narrow]") {
+    if (!cudaDeviceOrWarn()) return;
+    const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
+    TwinSets sets(traversal);
+    const std::uint32_t count = 20000;
+    PlyMesh soup = driftingSoup(count, 0.04, 3, 0.02, 0);
+    const std::uint32_t mesh = sets.add(soup);
+    std::uint32_t rebuilds = 0;
+    for (int frame = 0; frame < 60; ++frame) {
+        soup = driftingSoup(count, 0.04, 3, 0.02, frame);
+        sets.setPositions(mesh, soup);
+        sets.run({{mesh, mesh}});
+        if (frame > 0) rebuilds += sets.cuda.stats().rebuilt;
+    }
+    CHECK(rebuilds >= 2);
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and deforming meshes", "[cuda][narrow]") {

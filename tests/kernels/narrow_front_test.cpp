@@ -153,6 +153,70 @@ TEST_CASE("Fronts of a batch with moving rigid meshes equal full traversals", "[
     CHECK(pairs[1] > 20);
 }
 
+TEST_CASE("Degraded fronts rebuild the deformed trees; contacts still equal brute force", "[narrow][front]") {
+    // Drifting triangles mix, so the tree built on the first frame degrades under refits.
+    const std::uint32_t count = 4000;
+    const double size = 0.06, speed = 0.02;
+    TriangleMeshSet fronts(2), walk(2), never(2);
+    walk.setTraversal(NarrowTraversal::LeafWalk);
+    never.setRebuildRatio(0);
+    REQUIRE(fronts.rebuildRatio() == cDefaultRebuildRatio);
+    PlyMesh soup = driftingSoup(count, size, 3, speed, 0);
+    for (TriangleMeshSet* set : {&fronts, &walk, &never}) {
+        set->addMesh(soup.positions.data(), 3 * count, soup.indices.data(), count);
+    }
+    std::uint32_t rebuilds = 0;
+    std::size_t total = 0;
+    double worstNever = 1;
+    for (int frame = 0; frame < 60; ++frame) {
+        soup = driftingSoup(count, size, 3, speed, frame);
+        std::vector<TriangleContact> a, b, c;
+        for (TriangleMeshSet* set : {&fronts, &walk, &never}) set->setPositions(0, soup.positions.data());
+        fronts.findSelfContacts(0, a);
+        walk.findSelfContacts(0, b);
+        never.findSelfContacts(0, c);
+        REQUIRE(fronts.validate().empty());
+        // The kept front and the walk's fresh one measure the same trees, so they rebuild together.
+        REQUIRE(fronts.stats().rebuilt == walk.stats().rebuilt);
+        REQUIRE(fronts.stats().rebuildsScheduled == walk.stats().rebuildsScheduled);
+        REQUIRE(sameFront(fronts.front(0, 0), walk.front(0, 0)));
+        REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || fronts.stats().rebuilt > 0 ? 1u : 0u));
+        REQUIRE(fronts.stats().worstQualityRatio < 2 * cDefaultRebuildRatio);
+        REQUIRE(never.stats().rebuilt == (frame == 0 ? 1u : 0u));
+        REQUIRE(sameContacts(a, b));
+        REQUIRE(sameContacts(a, c));
+        if (frame % 15 == 0) REQUIRE(sameContacts(a, bruteForceContacts(oracleOf(soup, 0), nullptr)));
+        if (frame > 0) rebuilds += fronts.stats().rebuilt;
+        total += a.size();
+        worstNever = std::max(worstNever, never.stats().worstQualityRatio);
+    }
+    CHECK(rebuilds >= 2);
+    CHECK(total > 600);
+    CHECK(worstNever > 4);
+}
+
+TEST_CASE("Rigid meshes are never rebuilt on quality, and the ratio is checked", "[narrow][front]") {
+    TriangleMeshSet set(2);
+    const PlyMesh torus = torusMesh(40, 14, 1.0, 0.55);
+    const auto vertices = static_cast<std::uint32_t>(torus.positions.size() / 3);
+    const auto triangles = static_cast<std::uint32_t>(torus.indices.size() / 3);
+    const std::uint32_t a = set.addMesh(torus.positions.data(), vertices, torus.indices.data(), triangles);
+    const std::uint32_t b = set.addMesh(torus.positions.data(), vertices, torus.indices.data(), triangles);
+    std::vector<TriangleContact> contacts;
+    for (int frame = 0; frame < 40; ++frame) {
+        // Turning boxes swell in the world frame, but a rebuild in the own frame cannot help.
+        set.setTransform(a, rigidTransform(0.05 * frame, 0, 0, 0).data());
+        set.setTransform(b, uprightTransform(0.7 + 0.05 * frame, 1.0).data());
+        set.findPairContacts(a, b, contacts);
+        REQUIRE(set.stats().rebuilt == (frame == 0 ? 2u : 0u));
+        REQUIRE(set.stats().rebuildsScheduled == 0);
+    }
+    for (const double bad : {-1.0, 0.5, 1.0, std::nan("")})
+        REQUIRE_THROWS_AS(set.setRebuildRatio(bad), std::invalid_argument);
+    set.setRebuildRatio(0);
+    REQUIRE(set.rebuildRatio() == 0);
+}
+
 TEST_CASE("Fronts handle empty, one-triangle and disjoint meshes", "[narrow][front]") {
     ThreeWays sets;
     const PlyMesh empty;

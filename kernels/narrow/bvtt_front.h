@@ -38,7 +38,7 @@ struct FrontCounters {
 
 /// The view of a mesh that the front kernels read.
 inline FrontTree frontTreeOf(const MeshView& view) {
-    return FrontTree{view.nodes, view.escape, view.leaves, view.nodeCount, view.leafCount};
+    return FrontTree{view.nodes, view.escape, view.leaves, view.nodeCount, view.leafCount, view.obbs};
 }
 
 /// Runs one query through its front on OpenMP threads. Every contiguous block of the old front

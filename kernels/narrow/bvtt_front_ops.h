@@ -3,6 +3,7 @@
 
 #include "kernels/common/host_device.h"
 #include "kernels/narrow/lbvh_ops.h"
+#include "kernels/narrow/obb_ops.h"
 #include "kernels/narrow/triangle_contact.h"
 
 #include <cstdint>
@@ -38,18 +39,25 @@ struct FrontTree {
     const std::uint32_t* leaves; ///< Node index of each leaf, in depth-first order.
     std::uint32_t nodeCount;     ///< Nodes.
     std::uint32_t leafCount;     ///< Leaves.
+    const NarrowObb* obbs;       ///< OBB of each node (query's frame), or null (boxes only).
 };
 
-/// Walks nodes [begin, end) of `tree` for query leaf `leaf` with box `box`: every overlapping
-/// leaf goes to sink.candidate, every node where the walk stops to sink.front, in node order.
+/// The OBB of node n, or null when the tree keeps none.
+BULLETGPU_HD const NarrowObb* obbOf(const FrontTree& tree, std::uint32_t n) {
+    return tree.obbs != nullptr ? tree.obbs + n : nullptr;
+}
+
+/// Walks nodes [begin, end) of `tree` for query leaf `leaf` with box `box` (and OBB `obb`, or
+/// null): every overlapping leaf goes to sink.candidate, every node where the walk stops to
+/// sink.front, in node order.
 template <typename Sink>
-BULLETGPU_HD void walkFront(const FrontTree& tree, const NarrowBox& box, std::uint32_t leaf, std::uint32_t begin,
-                            std::uint32_t end, Sink& sink) {
+BULLETGPU_HD void walkFront(const FrontTree& tree, const NarrowBox& box, const NarrowObb* obb, std::uint32_t leaf,
+                            std::uint32_t begin, std::uint32_t end, Sink& sink) {
     std::uint32_t n = begin;
     while (n < end) {
         const LbvhNode& node = tree.nodes[n];
         sink.boxTest();
-        if (boxesOverlap(box, node.box)) {
+        if (volumesOverlap(box, obb, node.box, obbOf(tree, n))) {
             if (isLeaf(node)) {
                 sink.candidate(leaf, n);
                 sink.front(leaf, n);
@@ -71,7 +79,7 @@ template <typename Sink>
 BULLETGPU_HD void generateFront(const FrontTree& query, const FrontTree& other, bool self, std::uint32_t index,
                                 Sink& sink) {
     const std::uint32_t leaf = query.leaves[index];
-    walkFront(other, query.nodes[leaf].box, leaf, frontBegin(leaf, self), other.nodeCount, sink);
+    walkFront(other, query.nodes[leaf].box, obbOf(query, leaf), leaf, frontBegin(leaf, self), other.nodeCount, sink);
 }
 
 /// Updates entry `i` of `front` (sorted by leaf, then node) against the refitted trees: keeps
@@ -83,21 +91,22 @@ BULLETGPU_HD void updateFrontEntry(const FrontTree& query, const FrontTree& othe
                                    std::uint64_t i, Sink& sink) {
     const FrontEntry entry = front[i];
     const NarrowBox box = query.nodes[entry.leaf].box;
+    const NarrowObb* obb = obbOf(query, entry.leaf);
     const LbvhNode& node = other.nodes[entry.node];
     sink.boxTest();
-    if (boxesOverlap(box, node.box)) {
+    if (volumesOverlap(box, obb, node.box, obbOf(other, entry.node))) {
         if (isLeaf(node)) {
             sink.candidate(entry.leaf, entry.node);
             sink.front(entry.leaf, entry.node);
         } else {
-            walkFront(other, box, entry.leaf, entry.node + 1, other.escape[entry.node], sink);
+            walkFront(other, box, obb, entry.leaf, entry.node + 1, other.escape[entry.node], sink);
         }
         return;
     }
     std::uint32_t top = entry.node;
     for (std::uint32_t p = node.parent; p != cNoNode && (!self || p > entry.leaf); p = other.nodes[p].parent) {
         sink.boxTest();
-        if (boxesOverlap(box, other.nodes[p].box)) break;
+        if (volumesOverlap(box, obb, other.nodes[p].box, obbOf(other, p))) break;
         top = p;
     }
     if (top != entry.node && i > 0 && front[i - 1].leaf == entry.leaf && front[i - 1].node >= top) return;

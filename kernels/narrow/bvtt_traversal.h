@@ -3,6 +3,7 @@
 
 #include "kernels/common/cache_line.h"
 #include "kernels/narrow/lbvh_ops.h"
+#include "kernels/narrow/obb_ops.h"
 #include "kernels/narrow/triangle_contact.h"
 
 #include <cstdint>
@@ -24,6 +25,7 @@ struct MeshView {
     const std::uint32_t* leaves;  ///< Leaf nodes in depth-first order (Lbvh::leafNodes).
     std::uint32_t nodeCount;      ///< Nodes of the tree.
     std::uint32_t leafCount;      ///< Leaves of the tree.
+    const NarrowObb* obbs;        ///< OBB of each node in the query's frame, or null (boxes only).
 };
 
 /// One query: two meshes, or one mesh against itself (self: pairs sharing a vertex skipped).

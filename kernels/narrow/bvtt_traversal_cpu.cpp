@@ -44,7 +44,9 @@ bool BvttTraversal::splitTask(const BvttQuery& query, const Task& task, std::vec
     }
     const LbvhNode& nodeB = query.b.nodes[task.b];
     ++counters.boxTests;
-    if (!boxesOverlap(nodeA.box, nodeB.box)) return true;
+    const NarrowObb* obbA = query.a.obbs != nullptr ? query.a.obbs + task.a : nullptr;
+    const NarrowObb* obbB = query.b.obbs != nullptr ? query.b.obbs + task.b : nullptr;
+    if (!volumesOverlap(nodeA.box, obbA, nodeB.box, obbB)) return true;
     const bool leafA = isLeaf(nodeA), leafB = isLeaf(nodeB);
     if (leafA && leafB) return false;
     const bool descendA = !leafA && (leafB || halfPerimeter(nodeA.box) >= halfPerimeter(nodeB.box));

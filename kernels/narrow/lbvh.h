@@ -3,6 +3,7 @@
 
 #include "kernels/common/radix_sort_cpu.h"
 #include "kernels/narrow/lbvh_ops.h"
+#include "kernels/narrow/obb_ops.h"
 
 #include <atomic>
 #include <cstdint>
@@ -29,6 +30,14 @@ public:
     /// Writes to `out` this tree's topology with boxes refitted from `leafBoxes` (same count):
     /// the tree of the same triangles in another frame.
     void refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads);
+
+    /// Writes to `out` the OBB of every node: the leaves' from `leafObbs` (leaf t holds triangle
+    /// t), each parent's merged from its children's (mergeObbs), bottom-up in parallel.
+    void refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, int threads);
+
+    /// Checks `obbs` against this tree: each node's contains the `corners` (three per triangle)
+    /// of every triangle below it. Empty when valid, else what is wrong.
+    std::string validateObbs(const std::vector<NarrowObb>& obbs, const Vec3d* corners) const;
 
     /// Nodes in depth-first order; node 0 is the root (empty when there are no leaves).
     const std::vector<LbvhNode>& nodes() const { return m_nodes; }

@@ -122,6 +122,54 @@ void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int
     }
 }
 
+void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, int threads) {
+    const std::size_t size = m_nodes.size();
+    out.resize(size);
+    if (m_arrivalCapacity < size) {
+        m_arrivals = std::make_unique<std::atomic<std::uint32_t>[]>(size);
+        m_arrivalCapacity = size;
+    }
+    const auto n = static_cast<std::int64_t>(m_leafCount);
+    std::atomic<std::uint32_t>* arrivals = m_arrivals.get();
+    const LbvhNode* nodes = m_nodes.data();
+    NarrowObb* obbs = out.data();
+    const std::uint32_t* leafNode = m_leafNode.data();
+#pragma omp parallel num_threads(threadsFor(n, threads))
+    {
+#pragma omp for schedule(static)
+        for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
+            arrivals[i].store(0, std::memory_order_relaxed);
+#pragma omp for schedule(static)
+        for (std::int64_t t = 0; t < n; ++t) {
+            const std::uint32_t index = leafNode[t];
+            obbs[index] = leafObbs[t];
+            for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
+                if (arrivals[p].fetch_add(1, std::memory_order_acq_rel) == 0) break;
+                obbs[p] = mergeObbs(obbs[p + 1], obbs[nodes[p].child]);
+            }
+        }
+    }
+}
+
+std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Vec3d* corners) const {
+    if (obbs.size() != m_nodes.size()) return "one OBB per node is expected";
+    // Every node's OBB holds the corners of every triangle below it (its subtree is the node
+    // range up to its escape index).
+    for (std::size_t index = 0; index < m_nodes.size(); ++index) {
+        for (std::size_t below = index; below < m_escape[index]; ++below) {
+            if (!isLeaf(m_nodes[below])) continue;
+            const std::uint32_t t = leafTriangle(m_nodes[below]);
+            for (int c = 0; c < 3; ++c) {
+                if (!obbContainsPoint(obbs[index], corners[3 * static_cast<std::size_t>(t) + c])) {
+                    return "the OBB of node " + std::to_string(index) + " misses a corner of triangle " +
+                           std::to_string(t);
+                }
+            }
+        }
+    }
+    return {};
+}
+
 std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* leafBoxes) const {
     const std::size_t expected = m_leafCount == 0 ? 0 : 2 * static_cast<std::size_t>(m_leafCount) - 1;
     if (nodes.size() != expected) return "node count is not 2 * leaves - 1";

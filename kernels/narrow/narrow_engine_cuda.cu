@@ -57,6 +57,8 @@ struct DeviceMesh {
     bool positionsChanged = false;
     bool worldStale = true;
     bool refittedSinceBuild = false; ///< Deformed since its tree was built.
+    BoundingVolume volume = BoundingVolume::Aabb;
+    DeviceBuffer<NarrowObb> leafObbs, obbs, worldObbs; ///< Own-frame leaves, own frame, world (Obb only).
     std::uint64_t buildCount = 0;
 
     /// Nodes of the tree (0 when empty).
@@ -126,6 +128,14 @@ public:
 
     void requestRebuild(std::uint32_t index) override { m_meshes[index]->needsBuild = true; }
 
+    void setBoundingVolume(std::uint32_t index, BoundingVolume volume) override {
+        DeviceMesh& mesh = *m_meshes[index];
+        mesh.volume = volume;
+        mesh.positionsChanged = true;
+        mesh.worldStale = true;
+        m_fronts.clear();
+    }
+
     void clear() override {
         const DeviceScope scope(m_device);
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
@@ -157,6 +167,12 @@ public:
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.leaves.data(), mesh.leaves.data(),
                                            snapshot.leaves.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                            stream));
+        if (mesh.volume == BoundingVolume::Obb) {
+            snapshot.obbs.resize(mesh.nodeCount());
+            BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.obbs.data(), mesh.obbs.data(),
+                                               snapshot.obbs.size() * sizeof(NarrowObb), cudaMemcpyDeviceToHost,
+                                               stream));
+        }
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
         return snapshot;
     }
@@ -174,6 +190,8 @@ private:
     void updateWorldTree(DeviceMesh& mesh);
     /// Refits `nodes` (a copy of the mesh's topology) from `leafBoxes`.
     void refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes, LbvhNode* nodes);
+    /// The mesh's leaf OBBs and their bottom-up merge over its topology (own frame).
+    void refitObbs(DeviceMesh& mesh);
     /// The front view of a mesh's tree, transformed when `world` and it has a transform.
     static FrontTree frontTreeOf(const DeviceMesh& mesh, bool world);
     /// The exact-test view of a mesh.
@@ -271,6 +289,19 @@ void NarrowEngineCuda::refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes,
                   mesh.triangleCount, nodes, m_arrivals.data());
 }
 
+void NarrowEngineCuda::refitObbs(DeviceMesh& mesh) {
+    const cudaStream_t stream = m_stream.get();
+    const std::uint32_t n = mesh.triangleCount;
+    mesh.leafObbs.reserve(n, stream);
+    mesh.obbs.reserve(mesh.nodeCount(), stream);
+    m_arrivals.reserve(mesh.nodeCount(), stream);
+    launchPerItem(stream, n, detail::computeLeafObbs, mesh.positions.data(), mesh.indices.data(), n,
+                  mesh.leafObbs.data());
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * mesh.nodeCount(), stream));
+    launchPerItem(stream, n, detail::refitObbTree, mesh.leafObbs.data(), mesh.leafOfTriangle.data(), n,
+                  mesh.nodes.data(), mesh.obbs.data(), m_arrivals.data());
+}
+
 void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {
     if (!mesh.needsBuild && !mesh.positionsChanged) return;
     const cudaStream_t stream = m_stream.get();
@@ -282,6 +313,7 @@ void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {
                       DeviceTransform{}, mesh.leafBoxes.data());
         if (mesh.needsBuild) buildTopology(mesh);
         refit(mesh, mesh.leafBoxes.data(), mesh.nodes.data());
+        if (mesh.volume == BoundingVolume::Obb) refitObbs(mesh);
     } else if (mesh.needsBuild) {
         ++mesh.buildCount;
     }
@@ -310,13 +342,24 @@ void NarrowEngineCuda::updateWorldTree(DeviceMesh& mesh) {
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh.worldNodes.data(), mesh.nodes.data(), sizeof(LbvhNode) * mesh.nodeCount(),
                                        cudaMemcpyDeviceToDevice, stream));
     refit(mesh, mesh.worldLeafBoxes.data(), mesh.worldNodes.data());
+    if (mesh.volume == BoundingVolume::Obb) {
+        mesh.worldObbs.reserve(mesh.nodeCount(), stream);
+        launchPerItem(stream, mesh.nodeCount(), detail::transformObbs, mesh.transform, mesh.obbs.data(),
+                      mesh.nodeCount(), mesh.worldObbs.data());
+    }
     mesh.worldStale = false;
 }
 
 FrontTree NarrowEngineCuda::frontTreeOf(const DeviceMesh& mesh, bool world) {
     const bool moved = world && mesh.transform.present;
-    return FrontTree{moved ? mesh.worldNodes.data() : mesh.nodes.data(), mesh.escape.data(), mesh.leaves.data(),
-                     mesh.nodeCount(), mesh.triangleCount};
+    const NarrowObb* obbs = nullptr;
+    if (mesh.volume == BoundingVolume::Obb) obbs = moved ? mesh.worldObbs.data() : mesh.obbs.data();
+    return FrontTree{moved ? mesh.worldNodes.data() : mesh.nodes.data(),
+                     mesh.escape.data(),
+                     mesh.leaves.data(),
+                     mesh.nodeCount(),
+                     mesh.triangleCount,
+                     obbs};
 }
 
 DeviceMeshView NarrowEngineCuda::meshViewOf(const DeviceMesh& mesh, std::uint32_t index, bool world) {

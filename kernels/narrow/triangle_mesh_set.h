@@ -26,6 +26,12 @@ enum class NarrowTraversal {
     Fronts,   ///< The leaf walks' fronts are kept and updated by sprouting and pruning (Wang/Tang 2-3).
 };
 
+/// The bounding volumes of a mesh's tree.
+enum class BoundingVolume {
+    Aabb, ///< Axis-aligned float boxes (cheapest to refit and test).
+    Obb,  ///< Boxes and oriented boxes (obb_ops.h): two nodes are disjoint when either pair is.
+};
+
 /// Counters and timings of the last query.
 struct NarrowStats {
     std::uint32_t rebuilt = 0;           ///< Trees built (first use, rebuild requested).
@@ -54,6 +60,7 @@ struct TreeSnapshot {
     std::vector<LbvhNode> nodes;       ///< Depth-first nodes.
     std::vector<std::uint32_t> escape; ///< Node after each node's subtree.
     std::vector<std::uint32_t> leaves; ///< Leaf nodes in depth-first order.
+    std::vector<NarrowObb> obbs;       ///< OBB of each node (BoundingVolume::Obb only).
 };
 
 namespace detail {
@@ -72,6 +79,8 @@ public:
     virtual void setTransform(std::uint32_t mesh, const double* transform) = 0;
     /// Builds the mesh's tree anew at the next query.
     virtual void requestRebuild(std::uint32_t mesh) = 0;
+    /// Sets a mesh's bounding volumes; they are computed at the next query.
+    virtual void setBoundingVolume(std::uint32_t mesh, BoundingVolume volume) = 0;
     /// Removes every mesh and front.
     virtual void clear() = 0;
     /// Forgets every front.
@@ -135,6 +144,12 @@ public:
     /// Builds the tree of `mesh` anew at the next query (after large deformations).
     void requestRebuild(std::uint32_t mesh);
 
+    /// Chooses the bounding volumes of `mesh` (default Aabb); fronts are generated anew. A query
+    /// uses OBBs where both of its meshes keep them. Contacts do not depend on the choice.
+    void setBoundingVolume(std::uint32_t mesh, BoundingVolume volume);
+    /// The bounding volumes of `mesh`.
+    BoundingVolume boundingVolume(std::uint32_t mesh) const;
+
     /// Chooses how queries traverse (default Fronts); fronts are generated anew on a change.
     void setTraversal(NarrowTraversal traversal);
     /// How queries traverse.
@@ -190,6 +205,10 @@ private:
         std::vector<NarrowBox> leafBoxes;      ///< Own frame.
         std::vector<NarrowBox> worldLeafBoxes; ///< Transformed (only with a transform).
         std::vector<LbvhNode> worldNodes;      ///< Tree with transformed boxes.
+        BoundingVolume volume = BoundingVolume::Aabb;
+        std::vector<NarrowObb> leafObbs;  ///< Own frame (Obb only).
+        std::vector<NarrowObb> obbs;      ///< Own frame, one per node (Obb only).
+        std::vector<NarrowObb> worldObbs; ///< Transformed (Obb with a transform).
         bool needsBuild = true;
         bool positionsChanged = false;
         bool worldStale = true;
@@ -204,6 +223,8 @@ private:
     MeshView viewOf(std::uint32_t index, bool world) const;
     /// Records a query's front quality; schedules rebuilds of its deformed meshes when degraded.
     void recordQuality(const MeshPairQuery& query, BvttFront& front, const FrontCounters& counters);
+    /// The OBB validators of a mesh (own frame, and world frame when current).
+    std::string validateObbsOf(const Mesh& mesh) const;
     /// Checks a mesh index.
     void checkMesh(std::uint32_t mesh) const;
 

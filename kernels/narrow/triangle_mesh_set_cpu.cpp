@@ -26,6 +26,26 @@ void computeLeafBoxes(const std::vector<float>& positions, const std::vector<std
     }
 }
 
+/// OBBs of every triangle of a mesh (own frame).
+void computeLeafObbs(const std::vector<float>& positions, const std::vector<std::uint32_t>& indices,
+                     std::vector<NarrowObb>& obbs, int threads) {
+    const auto count = static_cast<std::int64_t>(indices.size() / 3);
+    obbs.resize(static_cast<std::size_t>(count));
+#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 1024)
+    for (std::int64_t t = 0; t < count; ++t) {
+        obbs[t] = triangleObb(loadTriangle(positions.data(), indices.data(), static_cast<std::uint32_t>(t), nullptr));
+    }
+}
+
+/// Every OBB of `own` moved by `transform`.
+void transformObbs(const double* transform, const std::vector<NarrowObb>& own, std::vector<NarrowObb>& out,
+                   int threads) {
+    const auto count = static_cast<std::int64_t>(own.size());
+    out.resize(own.size());
+#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 1024)
+    for (std::int64_t i = 0; i < count; ++i) out[i] = transformObb(transform, own[i]);
+}
+
 /// Throws unless every coordinate is finite.
 void checkFinite(const float* positions, std::size_t count) {
     for (std::size_t i = 0; i < count; ++i) {
@@ -53,7 +73,7 @@ TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
     checkMesh(mesh);
     if (m_device) return m_device->tree(mesh);
     const Lbvh& tree = m_meshes[mesh].tree;
-    return TreeSnapshot{tree.nodes(), tree.escapes(), tree.leafNodes()};
+    return TreeSnapshot{tree.nodes(), tree.escapes(), tree.leafNodes(), m_meshes[mesh].obbs};
 }
 
 void TriangleMeshSet::resetFronts() {
@@ -116,6 +136,28 @@ void TriangleMeshSet::clear() {
     if (m_device) m_device->clear();
 }
 
+void TriangleMeshSet::setBoundingVolume(std::uint32_t index, BoundingVolume volume) {
+    checkMesh(index);
+    Mesh& mesh = m_meshes[index];
+    if (mesh.volume == volume) return;
+    mesh.volume = volume;
+    // The next query refits (computing the OBBs) and generates every front anew.
+    mesh.positionsChanged = true;
+    mesh.worldStale = true;
+    if (volume == BoundingVolume::Aabb) {
+        mesh.leafObbs.clear();
+        mesh.obbs.clear();
+        mesh.worldObbs.clear();
+    }
+    resetFronts();
+    if (m_device) m_device->setBoundingVolume(index, volume);
+}
+
+BoundingVolume TriangleMeshSet::boundingVolume(std::uint32_t index) const {
+    checkMesh(index);
+    return m_meshes[index].volume;
+}
+
 void TriangleMeshSet::setRebuildRatio(double ratio) {
     if (!(ratio == 0 || ratio > 1)) throw std::invalid_argument("bulletgpu: the rebuild ratio is 0 or above 1");
     m_rebuildRatio = ratio;
@@ -150,17 +192,19 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
     const Clock::time_point start = Clock::now();
     computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, m_threads);
     const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
-    if (mesh.needsBuild) {
+    const bool build = mesh.needsBuild;
+    if (build) {
         mesh.tree.build(mesh.leafBoxes.data(), triangles, m_threads);
-        ++m_stats.rebuilt;
-        m_stats.buildMs += millisecondsSince(start);
-        mesh.refittedSinceBuild = false;
     } else {
         mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
-        ++m_stats.refitted;
-        m_stats.refitMs += millisecondsSince(start);
-        mesh.refittedSinceBuild = true;
     }
+    if (mesh.volume == BoundingVolume::Obb) {
+        computeLeafObbs(mesh.positions, mesh.indices, mesh.leafObbs, m_threads);
+        mesh.tree.refitObbs(mesh.leafObbs.data(), mesh.obbs, m_threads);
+    }
+    (build ? m_stats.buildMs : m_stats.refitMs) += millisecondsSince(start);
+    ++(build ? m_stats.rebuilt : m_stats.refitted);
+    mesh.refittedSinceBuild = !build;
     mesh.needsBuild = false;
     mesh.positionsChanged = false;
     mesh.worldStale = true;
@@ -174,6 +218,7 @@ void TriangleMeshSet::updateWorldTree(Mesh& mesh) {
     const Clock::time_point start = Clock::now();
     computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, m_threads);
     mesh.tree.refitInto(mesh.worldLeafBoxes.data(), mesh.worldNodes, m_threads);
+    if (mesh.volume == BoundingVolume::Obb) transformObbs(mesh.transform, mesh.obbs, mesh.worldObbs, m_threads);
     mesh.worldStale = false;
     m_stats.refitMs += millisecondsSince(start);
 #if defined(BULLETGPU_VALIDATE)
@@ -185,6 +230,7 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
     const Mesh& mesh = m_meshes[index];
     const bool moved = world && mesh.hasTransform;
     const std::vector<LbvhNode>& nodes = moved ? mesh.worldNodes : mesh.tree.nodes();
+    const std::vector<NarrowObb>& obbs = moved ? mesh.worldObbs : mesh.obbs;
     return MeshView{nodes.empty() ? nullptr : nodes.data(),
                     mesh.positions.data(),
                     mesh.indices.data(),
@@ -193,7 +239,8 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
                     mesh.tree.escapes().data(),
                     mesh.tree.leafNodes().data(),
                     static_cast<std::uint32_t>(nodes.size()),
-                    mesh.tree.leafCount()};
+                    mesh.tree.leafCount(),
+                    obbs.empty() ? nullptr : obbs.data()};
 }
 
 void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t count,
@@ -282,6 +329,22 @@ void TriangleMeshSet::findPairContacts(std::uint32_t meshA, std::uint32_t meshB,
     findContacts(&query, 1, contacts);
 }
 
+std::string TriangleMeshSet::validateObbsOf(const Mesh& mesh) const {
+    const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
+    std::vector<Vec3d> corners(3 * static_cast<std::size_t>(triangles));
+    const bool world = mesh.hasTransform && !mesh.worldStale;
+    for (const bool moved : {false, world}) {
+        for (std::uint32_t t = 0; t < triangles; ++t) {
+            const Triangle3d tri =
+                loadTriangle(mesh.positions.data(), mesh.indices.data(), t, moved ? mesh.transform : nullptr);
+            for (int c = 0; c < 3; ++c) corners[3 * static_cast<std::size_t>(t) + c] = tri.p[c];
+        }
+        std::string why = mesh.tree.validateObbs(moved ? mesh.worldObbs : mesh.obbs, corners.data());
+        if (!why.empty()) return (moved ? "world " : "") + why;
+    }
+    return {};
+}
+
 std::string TriangleMeshSet::validate() const {
     for (std::uint32_t m = 0; m < meshCount(); ++m) {
         const Mesh& mesh = m_meshes[m];
@@ -290,6 +353,9 @@ std::string TriangleMeshSet::validate() const {
             mesh.tree.validate(mesh.tree.nodes(), mesh.positionsChanged ? nullptr : mesh.leafBoxes.data());
         if (why.empty() && mesh.hasTransform && !mesh.worldStale) {
             why = mesh.tree.validate(mesh.worldNodes, mesh.worldLeafBoxes.data());
+        }
+        if (why.empty() && mesh.volume == BoundingVolume::Obb && !mesh.positionsChanged) {
+            why = validateObbsOf(mesh);
         }
         if (!why.empty()) return "mesh " + std::to_string(m) + ": " + why;
     }

@@ -51,6 +51,10 @@ struct TwinSets {
         cpu.addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles);
         return cuda.addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles);
     }
+    void setBoundingVolume(std::uint32_t index, BoundingVolume volume) {
+        cpu.setBoundingVolume(index, volume);
+        cuda.setBoundingVolume(index, volume);
+    }
     void setPositions(std::uint32_t index, const PlyMesh& mesh) {
         cpu.setPositions(index, mesh.positions.data());
         cuda.setPositions(index, mesh.positions.data());
@@ -78,6 +82,7 @@ struct TwinSets {
                 REQUIRE(sameBytes(x.nodes, y.nodes));
                 REQUIRE(sameBytes(x.escape, y.escape));
                 REQUIRE(sameBytes(x.leaves, y.leaves));
+                REQUIRE(sameBytes(x.obbs, y.obbs));
             }
         }
         return onCuda;
@@ -107,10 +112,12 @@ std::string dataDir() {
 TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth", "[cuda][narrow]") {
     if (!cudaDeviceOrWarn()) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
+    const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
     REQUIRE(sets.cuda.backend() == Backend::Cuda);
     PlyMesh cloth = foldedCloth(40, 0.02, 0.06, 0.0);
     const std::uint32_t mesh = sets.add(cloth);
+    sets.setBoundingVolume(mesh, volume);
     std::size_t total = 0;
     for (int frame = 0; frame < 100; ++frame) {
         cloth = foldedCloth(40, 0.02, 0.06 * (1 + 0.5 * std::sin(0.05 * frame)), 0.08 * frame);
@@ -152,6 +159,10 @@ TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and defor
     const PlyMesh one = triangleSoup(1, 0.1, 1);
     const std::uint32_t a = sets.add(torus), b = sets.add(torus), ballIndex = sets.add(ball),
                         clothIndex = sets.add(cloth), e = sets.add(empty), o = sets.add(one);
+    // OBBs on the tori, the cloth and the lone triangle: pairs of OBB meshes and mixed pairs.
+    if (GENERATE(false, true)) {
+        for (const std::uint32_t mesh : {a, b, clothIndex, o}) sets.setBoundingVolume(mesh, BoundingVolume::Obb);
+    }
     const std::vector<MeshPairQuery> queries = {
         {a, b}, {ballIndex, clothIndex}, {clothIndex, clothIndex}, {a, a}, {e, e},
         {o, o}, {e, clothIndex},         {o, clothIndex}};

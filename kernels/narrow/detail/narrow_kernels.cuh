@@ -157,6 +157,46 @@ __global__ void __launch_bounds__(cBlockSize) refitTree(const NarrowBox* leafBox
     }
 }
 
+/// The OBB of every triangle (own frame).
+__global__ void __launch_bounds__(cBlockSize)
+    computeLeafObbs(const float* positions, const std::uint32_t* indices, std::uint32_t count, NarrowObb* obbs) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= count) return;
+    obbs[t] = triangleObb(loadTriangle(positions, indices, static_cast<std::uint32_t>(t), nullptr));
+}
+
+/// An OBB read past the L1 cache (written by another block of this launch).
+__device__ __forceinline__ NarrowObb loadObbCoherent(const NarrowObb* obb) {
+    NarrowObb o;
+    const double* from = obb->centre;
+    double* to = o.centre;
+    for (int i = 0; i < 15; ++i) to[i] = __ldcg(from + i);
+    return o;
+}
+
+/// Bottom-up OBB refit over the tree's topology, like refitTree (same merge order as the CPU).
+__global__ void __launch_bounds__(cBlockSize)
+    refitObbTree(const NarrowObb* leafObbs, const std::uint32_t* leafOfTriangle, std::uint32_t count,
+                 const LbvhNode* nodes, NarrowObb* obbs, std::uint32_t* arrivals) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= count) return;
+    const std::uint32_t index = leafOfTriangle[t];
+    obbs[index] = leafObbs[t];
+    for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
+        __threadfence();
+        if (atomicAdd(&arrivals[p], 1u) == 0) return;
+        __threadfence();
+        obbs[p] = mergeObbs(loadObbCoherent(&obbs[p + 1]), loadObbCoherent(&obbs[nodes[p].child]));
+    }
+}
+
+/// Every OBB of a tree moved by a rigid transform.
+__global__ void __launch_bounds__(cBlockSize)
+    transformObbs(DeviceTransform transform, const NarrowObb* own, std::uint32_t count, NarrowObb* out) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < count) out[i] = transformObb(transform.m, own[i]);
+}
+
 /// Adds the warp's sum of `value` to `total` with one atomic. Every lane of the warp must call it.
 __device__ __forceinline__ void addWarpSum(unsigned long long* total, std::uint32_t value) {
     for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);

@@ -123,9 +123,8 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
                 shareVertex(query.a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node])))
                 continue;
             ++tested;
-            if (testFrontCandidate(a.nodes, query.a.positions, query.a.indices, query.a.transform, query.a.mesh,
-                                   b.nodes, query.b.positions, query.b.indices, query.b.transform, query.b.mesh, self,
-                                   pair, contact)) {
+            if (testFrontCandidate(a.nodes, sourceOf(query.a), query.a.mesh, b.nodes, sourceOf(query.b), query.b.mesh,
+                                   self, pair, contact)) {
                 out.contacts.push_back(contact);
             }
         }

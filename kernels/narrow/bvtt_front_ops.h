@@ -137,22 +137,21 @@ struct FrontWriter {
 /// The exact test of candidate leaves (a of the query mesh, b of the other): writes the contact
 /// and returns true when the triangles meet. A self query skips triangles sharing a vertex and
 /// reports the smaller triangle first.
-BULLETGPU_HD bool testFrontCandidate(const LbvhNode* nodesA, const float* positionsA, const std::uint32_t* indicesA,
-                                     const double* transformA, std::uint32_t meshA, const LbvhNode* nodesB,
-                                     const float* positionsB, const std::uint32_t* indicesB, const double* transformB,
-                                     std::uint32_t meshB, bool self, const FrontEntry& pair, TriangleContact& contact) {
+BULLETGPU_HD bool testFrontCandidate(const LbvhNode* nodesA, const TriangleSource& sourceA, std::uint32_t meshA,
+                                     const LbvhNode* nodesB, const TriangleSource& sourceB, std::uint32_t meshB,
+                                     bool self, const FrontEntry& pair, TriangleContact& contact) {
     std::uint32_t ta = leafTriangle(nodesA[pair.leaf]);
     std::uint32_t tb = leafTriangle(nodesB[pair.node]);
     if (self) {
-        if (shareVertex(indicesA, ta, tb)) return false;
+        if (shareVertex(sourceA.indices, ta, tb)) return false;
         if (ta > tb) {
             const std::uint32_t t = ta;
             ta = tb;
             tb = t;
         }
     }
-    const Triangle3d t1 = loadTriangle(positionsA, indicesA, ta, transformA);
-    const Triangle3d t2 = loadTriangle(positionsB, indicesB, tb, transformB);
+    const Triangle3d t1 = sourceA.triangle(ta);
+    const Triangle3d t2 = sourceB.triangle(tb);
     TriangleTestDetail detail;
     if (!trianglesIntersect(t1, t2, detail)) return false;
     contact.meshA = meshA;

@@ -69,8 +69,8 @@ void BvttTraversal::testLeaves(const BvttQuery& query, std::uint32_t a, std::uin
         if (ta > tb) std::swap(ta, tb);
     }
     ++counters.triangleTests;
-    const Triangle3d t1 = loadTriangle(query.a.positions, query.a.indices, ta, query.a.transform);
-    const Triangle3d t2 = loadTriangle(query.b.positions, query.b.indices, tb, query.b.transform);
+    const Triangle3d t1 = sourceOf(query.a).triangle(ta);
+    const Triangle3d t2 = sourceOf(query.b).triangle(tb);
     TriangleTestDetail detail;
     if (!trianglesIntersect(t1, t2, detail)) return;
     TriangleContact contact;

@@ -32,8 +32,10 @@ public:
     void refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads);
 
     /// Writes to `out` the OBB of every node: the leaves' from `leafObbs` (leaf t holds triangle
-    /// t), each parent's merged from its children's (mergeObbs), bottom-up in parallel.
-    void refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, int threads);
+    /// t), each parent's merged from its children's, bottom-up in parallel: fitted anew by
+    /// covariance (mergeObbs), or along the axes `out` already holds when `keepAxes` (a refit
+    /// after deformation, as cheap as a few projections per node).
+    void refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads);
 
     /// Checks `obbs` against this tree: each node's contains the `corners` (three per triangle)
     /// of every triangle below it. Empty when valid, else what is wrong.

@@ -122,8 +122,9 @@ void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int
     }
 }
 
-void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, int threads) {
+void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads) {
     const std::size_t size = m_nodes.size();
+    keepAxes = keepAxes && out.size() == size;
     out.resize(size);
     if (m_arrivalCapacity < size) {
         m_arrivals = std::make_unique<std::atomic<std::uint32_t>[]>(size);
@@ -145,7 +146,8 @@ void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, int
             obbs[index] = leafObbs[t];
             for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
                 if (arrivals[p].fetch_add(1, std::memory_order_acq_rel) == 0) break;
-                obbs[p] = mergeObbs(obbs[p + 1], obbs[nodes[p].child]);
+                obbs[p] = keepAxes ? mergeObbsAlong(obbs[p].axis, obbs[p + 1], obbs[nodes[p].child])
+                                   : mergeObbs(obbs[p + 1], obbs[nodes[p].child]);
             }
         }
     }

@@ -59,6 +59,7 @@ struct DeviceMesh {
     bool refittedSinceBuild = false; ///< Deformed since its tree was built.
     BoundingVolume volume = BoundingVolume::Aabb;
     DeviceBuffer<NarrowObb> leafObbs, obbs, worldObbs; ///< Own-frame leaves, own frame, world (Obb only).
+    bool obbAxesFitted = false;                        ///< obbs hold orientations fitted over the current topology.
     std::uint64_t buildCount = 0;
 
     /// Nodes of the tree (0 when empty).
@@ -131,6 +132,7 @@ public:
     void setBoundingVolume(std::uint32_t index, BoundingVolume volume) override {
         DeviceMesh& mesh = *m_meshes[index];
         mesh.volume = volume;
+        mesh.obbAxesFitted = false;
         mesh.positionsChanged = true;
         mesh.worldStale = true;
         m_fronts.clear();
@@ -298,8 +300,11 @@ void NarrowEngineCuda::refitObbs(DeviceMesh& mesh) {
     launchPerItem(stream, n, detail::computeLeafObbs, mesh.positions.data(), mesh.indices.data(), n,
                   mesh.leafObbs.data());
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * mesh.nodeCount(), stream));
+    // A refit keeps the orientations fitted at the build (or at the switch to OBBs).
+    const bool keepAxes = mesh.obbAxesFitted && !mesh.needsBuild;
     launchPerItem(stream, n, detail::refitObbTree, mesh.leafObbs.data(), mesh.leafOfTriangle.data(), n,
-                  mesh.nodes.data(), mesh.obbs.data(), m_arrivals.data());
+                  mesh.nodes.data(), keepAxes, mesh.obbs.data(), m_arrivals.data());
+    mesh.obbAxesFitted = true;
 }
 
 void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {

@@ -193,6 +193,15 @@ BULLETGPU_HD NarrowObb mergeObbs(const NarrowObb& a, const NarrowObb& b) {
     return obbAroundPoints(axes, corners, 16);
 }
 
+/// The OBB of two OBBs along given orthonormal `axes` (a refit that keeps a node's orientation):
+/// extents from the sixteen corners' projections.
+BULLETGPU_HD NarrowObb mergeObbsAlong(const double axes[3][3], const NarrowObb& a, const NarrowObb& b) {
+    Vec3d corners[16];
+    obbCorners(a, corners);
+    obbCorners(b, corners + 8);
+    return obbAroundPoints(axes, corners, 16);
+}
+
 /// An OBB moved by a rigid transform `m` (row-major 3x4 [R | t] in double): the moved corners
 /// are bounded along the moved, re-orthonormalized axes. The slack follows the magnitude of the
 /// terms of the transform (transformPoint rounds relative to them, not to its result).

@@ -204,6 +204,8 @@ private:
         Lbvh tree;
         std::vector<NarrowBox> leafBoxes;      ///< Own frame.
         std::vector<NarrowBox> worldLeafBoxes; ///< Transformed (only with a transform).
+        std::vector<Triangle3d> corners;       ///< Each triangle's corners in double, own frame.
+        std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
         std::vector<LbvhNode> worldNodes;      ///< Tree with transformed boxes.
         BoundingVolume volume = BoundingVolume::Aabb;
         std::vector<NarrowObb> leafObbs;  ///< Own frame (Obb only).

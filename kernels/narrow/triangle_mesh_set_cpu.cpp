@@ -14,27 +14,26 @@
 namespace bulletgpu {
 namespace {
 
-/// Boxes of every triangle of a mesh, moved by `transform` unless it is null.
+/// Corners (in double, moved by `transform` unless it is null) and boxes of every triangle.
 void computeLeafBoxes(const std::vector<float>& positions, const std::vector<std::uint32_t>& indices,
-                      const double* transform, std::vector<NarrowBox>& boxes, int threads) {
+                      const double* transform, std::vector<NarrowBox>& boxes, std::vector<Triangle3d>& corners,
+                      int threads) {
     const auto count = static_cast<std::int64_t>(indices.size() / 3);
     boxes.resize(static_cast<std::size_t>(count));
+    corners.resize(static_cast<std::size_t>(count));
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
     for (std::int64_t t = 0; t < count; ++t) {
-        boxes[t] =
-            triangleBox(loadTriangle(positions.data(), indices.data(), static_cast<std::uint32_t>(t), transform));
+        corners[t] = loadTriangle(positions.data(), indices.data(), static_cast<std::uint32_t>(t), transform);
+        boxes[t] = triangleBox(corners[t]);
     }
 }
 
-/// OBBs of every triangle of a mesh (own frame).
-void computeLeafObbs(const std::vector<float>& positions, const std::vector<std::uint32_t>& indices,
-                     std::vector<NarrowObb>& obbs, int threads) {
-    const auto count = static_cast<std::int64_t>(indices.size() / 3);
-    obbs.resize(static_cast<std::size_t>(count));
+/// OBBs of every triangle from its corners.
+void computeLeafObbs(const std::vector<Triangle3d>& corners, std::vector<NarrowObb>& obbs, int threads) {
+    const auto count = static_cast<std::int64_t>(corners.size());
+    obbs.resize(corners.size());
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 1024)
-    for (std::int64_t t = 0; t < count; ++t) {
-        obbs[t] = triangleObb(loadTriangle(positions.data(), indices.data(), static_cast<std::uint32_t>(t), nullptr));
-    }
+    for (std::int64_t t = 0; t < count; ++t) obbs[t] = triangleObb(corners[t]);
 }
 
 /// Every OBB of `own` moved by `transform`.
@@ -190,7 +189,7 @@ BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
 void TriangleMeshSet::updateTree(Mesh& mesh) {
     if (!mesh.needsBuild && !mesh.positionsChanged) return;
     const Clock::time_point start = Clock::now();
-    computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, m_threads);
+    computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, m_threads);
     const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
     const bool build = mesh.needsBuild;
     if (build) {
@@ -199,8 +198,9 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
         mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
     }
     if (mesh.volume == BoundingVolume::Obb) {
-        computeLeafObbs(mesh.positions, mesh.indices, mesh.leafObbs, m_threads);
-        mesh.tree.refitObbs(mesh.leafObbs.data(), mesh.obbs, m_threads);
+        computeLeafObbs(mesh.corners, mesh.leafObbs, m_threads);
+        // A refit keeps the orientations fitted at the build (or at the switch to OBBs).
+        mesh.tree.refitObbs(mesh.leafObbs.data(), mesh.obbs, !build, m_threads);
     }
     (build ? m_stats.buildMs : m_stats.refitMs) += millisecondsSince(start);
     ++(build ? m_stats.rebuilt : m_stats.refitted);
@@ -216,7 +216,7 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
 void TriangleMeshSet::updateWorldTree(Mesh& mesh) {
     if (!mesh.hasTransform || !mesh.worldStale) return;
     const Clock::time_point start = Clock::now();
-    computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, m_threads);
+    computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, mesh.worldCorners, m_threads);
     mesh.tree.refitInto(mesh.worldLeafBoxes.data(), mesh.worldNodes, m_threads);
     if (mesh.volume == BoundingVolume::Obb) transformObbs(mesh.transform, mesh.obbs, mesh.worldObbs, m_threads);
     mesh.worldStale = false;
@@ -231,6 +231,7 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
     const bool moved = world && mesh.hasTransform;
     const std::vector<LbvhNode>& nodes = moved ? mesh.worldNodes : mesh.tree.nodes();
     const std::vector<NarrowObb>& obbs = moved ? mesh.worldObbs : mesh.obbs;
+    const std::vector<Triangle3d>& corners = moved ? mesh.worldCorners : mesh.corners;
     return MeshView{nodes.empty() ? nullptr : nodes.data(),
                     mesh.positions.data(),
                     mesh.indices.data(),
@@ -240,7 +241,8 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
                     mesh.tree.leafNodes().data(),
                     static_cast<std::uint32_t>(nodes.size()),
                     mesh.tree.leafCount(),
-                    obbs.empty() ? nullptr : obbs.data()};
+                    obbs.empty() ? nullptr : obbs.data(),
+                    corners.empty() ? nullptr : corners.data()};
 }
 
 void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t count,

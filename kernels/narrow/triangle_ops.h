@@ -99,6 +99,20 @@ BULLETGPU_HD Triangle3d loadTriangle(const float* positions, const std::uint32_t
     return tri;
 }
 
+/// Where the exact test reads a mesh's triangles: corners computed once per frame in the query's
+/// frame, or else the positions moved by the transform (the same doubles either way).
+struct TriangleSource {
+    const Triangle3d* corners;    ///< Corners of each triangle, or null.
+    const float* positions;       ///< x, y, z per vertex (own frame).
+    const std::uint32_t* indices; ///< Three vertex indices per triangle.
+    const double* transform;      ///< Row-major 3x4 [R | t], or null.
+
+    /// Triangle t in the query's frame.
+    BULLETGPU_HD Triangle3d triangle(std::uint32_t t) const {
+        return corners != nullptr ? corners[t] : loadTriangle(positions, indices, t, transform);
+    }
+};
+
 /// True when two triangles of one mesh share a vertex index (self-collision skips them).
 BULLETGPU_HD bool shareVertex(const std::uint32_t* indices, std::uint32_t a, std::uint32_t b) {
     const std::uint32_t* ia = indices + 3 * static_cast<std::size_t>(a);

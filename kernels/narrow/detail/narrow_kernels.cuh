@@ -174,10 +174,11 @@ __device__ __forceinline__ NarrowObb loadObbCoherent(const NarrowObb* obb) {
     return o;
 }
 
-/// Bottom-up OBB refit over the tree's topology, like refitTree (same merge order as the CPU).
+/// Bottom-up OBB refit over the tree's topology, like refitTree (same merge order as the CPU):
+/// fitted anew, or along the axes `obbs` holds when `keepAxes`.
 __global__ void __launch_bounds__(cBlockSize)
     refitObbTree(const NarrowObb* leafObbs, const std::uint32_t* leafOfTriangle, std::uint32_t count,
-                 const LbvhNode* nodes, NarrowObb* obbs, std::uint32_t* arrivals) {
+                 const LbvhNode* nodes, bool keepAxes, NarrowObb* obbs, std::uint32_t* arrivals) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
     const std::uint32_t index = leafOfTriangle[t];
@@ -186,7 +187,8 @@ __global__ void __launch_bounds__(cBlockSize)
         __threadfence();
         if (atomicAdd(&arrivals[p], 1u) == 0) return;
         __threadfence();
-        obbs[p] = mergeObbs(loadObbCoherent(&obbs[p + 1]), loadObbCoherent(&obbs[nodes[p].child]));
+        const NarrowObb left = loadObbCoherent(&obbs[p + 1]), right = loadObbCoherent(&obbs[nodes[p].child]);
+        obbs[p] = keepAxes ? mergeObbsAlong(obbs[p].axis, left, right) : mergeObbs(left, right);
     }
 }
 
@@ -267,9 +269,12 @@ __global__ void __launch_bounds__(cBlockSize)
         tested = !self || !shareVertex(a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node]));
         TriangleContact contact;
         const bool meet =
-            tested && testFrontCandidate(a.nodes, a.positions, a.indices, a.transform.present ? a.transform.m : nullptr,
-                                         a.mesh, b.nodes, b.positions, b.indices,
-                                         b.transform.present ? b.transform.m : nullptr, b.mesh, self, pair, contact);
+            tested &&
+            testFrontCandidate(
+                a.nodes, TriangleSource{nullptr, a.positions, a.indices, a.transform.present ? a.transform.m : nullptr},
+                a.mesh, b.nodes,
+                TriangleSource{nullptr, b.positions, b.indices, b.transform.present ? b.transform.m : nullptr}, b.mesh,
+                self, pair, contact);
         meets[i] = meet ? 1 : 0;
         positions[i] = static_cast<std::uint32_t>(i);
         if (meet) {

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Zlib
-// Narrow-phase benchmark: self-collision of the real ccd-frames meshes (two frames, alternated)
-// and of a procedural folded cloth falling over a ball (120 frames). For each engine (descent,
-// leaf walk and fronts on 1 and 2 CPU threads; leaf walk and fronts with CUDA when a device is
-// usable): build, refit and query times (exact triangle tests included), whole frame, box and
-// triangle tests and front size; against Bullet's btDbvt on the same triangle boxes in the same
-// run (insertion build, leaf updates as refit, btDbvt::collideTT of the root with itself, which
-// reports overlapping boxes only). Prints a table and writes JSON.
+// Narrow-phase benchmark: self-collision of the real ccd-frames meshes (two frames, alternated),
+// of a procedural folded cloth falling over a ball (120 frames) and of drifting triangle soup
+// (60 frames, where a tree only refitted degrades). For each engine (descent, leaf walk and
+// fronts on 1 and 2 CPU threads, with AABBs or OBBs, with and without rebuilds on the fronts'
+// measure; leaf walk and fronts with CUDA when a device is usable): build, refit and query
+// times (exact triangle tests included), whole frame, box and triangle tests and front size.
+// Against Bullet's btDbvt on the same triangle boxes in the same run (insertion build, leaf
+// updates as refit, btDbvt::collideTT of the root with itself, which reports overlapping boxes
+// only), and btDbvt followed by the same exact triangle tests on one thread (the whole narrow
+// phase a Bullet user would write with it). Prints a table and writes JSON.
 //
 // Usage: bulletgpu-bench-narrow [data dir] [repeats] [json file]
 #include "bench/sample_statistics.h"
@@ -34,6 +37,9 @@ namespace {
 constexpr int cAnimationFrames = 120;
 /// Grid side of the procedural cloth (2 * 199^2 = 79,202 triangles).
 constexpr std::uint32_t cClothSide = 200;
+/// Frames and triangles of the drifting soup.
+constexpr int cSoupFrames = 60;
+constexpr std::uint32_t cSoupTriangles = 50000;
 
 /// One engine under test.
 struct Engine {
@@ -41,6 +47,8 @@ struct Engine {
     Backend backend;
     int threads;
     NarrowTraversal traversal;
+    BoundingVolume volume = BoundingVolume::Aabb;
+    double rebuildRatio = cDefaultRebuildRatio;
 };
 
 /// Counted frames of one scene: the first builds, the others refit and query.
@@ -55,11 +63,41 @@ struct Timings {
     std::uint64_t frontEntries = 0;  ///< Front entries after the last frame.
 };
 
-/// Counts the leaf pairs btDbvt::collideTT reports, skipping a leaf with itself.
-struct PairCounter : btDbvt::ICollide {
-    std::uint64_t pairs = 0;
-    void Process(const btDbvtNode* a, const btDbvtNode* b) override { pairs += a != b; }
+/// Collects the triangle pairs btDbvt::collideTT reports, skipping a leaf with itself.
+struct PairCollector : btDbvt::ICollide {
+    std::vector<std::pair<std::uint32_t, std::uint32_t>>* pairs;
+    explicit PairCollector(std::vector<std::pair<std::uint32_t, std::uint32_t>>& out) : pairs(&out) {}
+    void Process(const btDbvtNode* a, const btDbvtNode* b) override {
+        if (a != b)
+            pairs->emplace_back(static_cast<std::uint32_t>(a->dataAsInt), static_cast<std::uint32_t>(b->dataAsInt));
+    }
 };
+
+/// The exact tests of btDbvt's pairs on one thread, as TriangleMeshSet makes them (pairs
+/// sharing a vertex skipped, intersection segments, contacts sorted); returns the contacts.
+std::uint64_t exactTests(const PlyMesh& mesh, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs,
+                         std::uint64_t& tested, std::vector<TriangleContact>& contacts) {
+    contacts.clear();
+    tested = 0;
+    for (auto [ta, tb] : pairs) {
+        if (shareVertex(mesh.indices.data(), ta, tb)) continue;
+        if (ta > tb) std::swap(ta, tb);
+        ++tested;
+        const Triangle3d t1 = loadTriangle(mesh.positions.data(), mesh.indices.data(), ta, nullptr);
+        const Triangle3d t2 = loadTriangle(mesh.positions.data(), mesh.indices.data(), tb, nullptr);
+        TriangleTestDetail detail;
+        if (!trianglesIntersect(t1, t2, detail)) continue;
+        TriangleContact contact{};
+        contact.triangleA = ta;
+        contact.triangleB = tb;
+        contact.flags = intersectionSegment(t1, t2, detail, contact.segment);
+        contacts.push_back(contact);
+    }
+    std::sort(contacts.begin(), contacts.end(), [](const TriangleContact& x, const TriangleContact& y) {
+        return x.triangleA != y.triangleA ? x.triangleA < y.triangleA : x.triangleB < y.triangleB;
+    });
+    return contacts.size();
+}
 
 /// The float boxes of a frame's triangles.
 std::vector<NarrowBox> boxesOf(const PlyMesh& mesh) {
@@ -82,9 +120,11 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
     for (int r = 0; r < repeats; ++r) {
         TriangleMeshSet set(engine.backend, engine.backend == Backend::Cuda ? 0 : engine.threads);
         set.setTraversal(engine.traversal);
+        set.setRebuildRatio(engine.rebuildRatio);
         const PlyMesh& f0 = frames[0];
         const std::uint32_t mesh = set.addMesh(f0.positions.data(), static_cast<std::uint32_t>(f0.positions.size() / 3),
                                                f0.indices.data(), static_cast<std::uint32_t>(f0.indices.size() / 3));
+        set.setBoundingVolume(mesh, engine.volume);
         std::vector<TriangleContact> contacts;
         set.findSelfContacts(mesh, contacts);
         build.push_back(set.stats().buildMs);
@@ -110,40 +150,54 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
     return result;
 }
 
-/// btDbvt on the same boxes and frames: insertion build, leaf updates as refit, collideTT.
-Timings timeDbvt(const Frames& frames, int steps, int repeats) {
+/// btDbvt on the same boxes and frames: insertion build, leaf updates as refit, collideTT; the
+/// second result adds the exact tests of its pairs (one thread) to the query.
+std::pair<Timings, Timings> timeDbvt(const Frames& frames, int steps, int repeats) {
     std::vector<std::vector<NarrowBox>> boxes;
     for (const PlyMesh& f : frames) boxes.push_back(boxesOf(f));
-    std::vector<double> build, refit, query, frame;
-    Timings result;
+    std::vector<double> build, refit, query, frame, exact, exactFrame;
+    Timings boxesOnly, withExact;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
+    std::vector<TriangleContact> contacts;
     for (int r = 0; r < repeats; ++r) {
         btDbvt tree;
         std::vector<btDbvtNode*> leaves(boxes[0].size());
         Clock::time_point start = Clock::now();
-        for (std::size_t t = 0; t < leaves.size(); ++t) leaves[t] = tree.insert(volumeOf(boxes[0][t]), nullptr);
+        for (std::size_t t = 0; t < leaves.size(); ++t) {
+            leaves[t] = tree.insert(volumeOf(boxes[0][t]), nullptr);
+            leaves[t]->dataAsInt = static_cast<int>(t);
+        }
         build.push_back(millisecondsSince(start));
         for (int step = 1; step <= steps; ++step) {
-            const std::vector<NarrowBox>& now = boxes[step % boxes.size()];
+            const std::size_t f = step % boxes.size();
             start = Clock::now();
             for (std::size_t t = 0; t < leaves.size(); ++t) {
-                btDbvtVolume volume = volumeOf(now[t]);
+                btDbvtVolume volume = volumeOf(boxes[f][t]);
                 tree.update(leaves[t], volume);
             }
             const double refitMs = millisecondsSince(start);
             refit.push_back(refitMs);
-            PairCounter counter;
+            pairs.clear();
+            PairCollector collector(pairs);
             start = Clock::now();
-            tree.collideTT(tree.m_root, tree.m_root, counter);
+            tree.collideTT(tree.m_root, tree.m_root, collector);
             query.push_back(millisecondsSince(start));
             frame.push_back(refitMs + query.back());
-            result.pairs = counter.pairs;
+            boxesOnly.pairs = pairs.size();
+            start = Clock::now();
+            withExact.pairs = exactTests(frames[f], pairs, withExact.triangleTests, contacts);
+            exact.push_back(query.back() + millisecondsSince(start));
+            exactFrame.push_back(refitMs + exact.back());
         }
     }
-    result.buildMs = bench::median(build);
-    result.refitMs = bench::median(refit);
-    result.queryMs = bench::median(query);
-    result.frameMs = bench::median(frame);
-    return result;
+    boxesOnly.buildMs = withExact.buildMs = bench::median(build);
+    boxesOnly.refitMs = withExact.refitMs = bench::median(refit);
+    boxesOnly.queryMs = bench::median(query);
+    boxesOnly.frameMs = bench::median(frame);
+    withExact.queryMs = bench::median(exact);
+    withExact.testMs = withExact.queryMs - boxesOnly.queryMs;
+    withExact.frameMs = bench::median(exactFrame);
+    return {boxesOnly, withExact};
 }
 
 /// Runs every engine and btDbvt on one scene; prints and records the rows.
@@ -152,9 +206,11 @@ void runScene(const char* scene, const Frames& frames, int steps, int repeats, c
     const std::size_t triangles = frames[0].indices.size() / 3;
     std::vector<std::pair<std::string, Timings>> runs;
     for (const Engine& engine : engines) runs.emplace_back(engine.name, timeEngine(frames, steps, engine, repeats));
-    runs.emplace_back("btDbvt", timeDbvt(frames, steps, repeats));
+    const auto [boxesOnly, withExact] = timeDbvt(frames, steps, repeats);
+    runs.emplace_back("btDbvt", boxesOnly);
+    runs.emplace_back("btDbvt+exact", withExact);
     for (const auto& [engine, t] : runs) {
-        std::printf("%-13s %7zu %-15s %8.2f %8.3f %8.3f %8.3f %8.3f %9llu %10llu %9llu %9llu\n", scene, triangles,
+        std::printf("%-13s %7zu %-20s %8.2f %8.3f %8.3f %8.3f %8.3f %9llu %10llu %9llu %9llu\n", scene, triangles,
                     engine.c_str(), t.buildMs, t.refitMs, t.queryMs, t.testMs, t.frameMs,
                     static_cast<unsigned long long>(t.pairs), static_cast<unsigned long long>(t.boxTests),
                     static_cast<unsigned long long>(t.triangleTests), static_cast<unsigned long long>(t.frontEntries));
@@ -171,7 +227,9 @@ void runScene(const char* scene, const Frames& frames, int steps, int repeats, c
                           {"box_tests", t.boxTests},
                           {"triangle_tests", t.triangleTests},
                           {"front_entries", t.frontEntries},
-                          {"pairs_meaning", engine == "btDbvt" ? "overlapping boxes" : "intersecting triangles"}});
+                          {"pairs_meaning", engine == "btDbvt" ? "overlapping boxes" : "intersecting triangles"},
+                          {"speedup_vs_btDbvt_frame", runs[runs.size() - 2].second.frameMs / t.frameMs},
+                          {"speedup_vs_btDbvt_exact_frame", runs.back().second.frameMs / t.frameMs}});
     }
     std::fflush(stdout);
 }
@@ -183,21 +241,34 @@ int main(int argc, char** argv) {
     const std::string dataDir = argc > 1 ? argv[1] : (fromEnv != nullptr ? fromEnv : "../shared/data");
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
     const std::string jsonPath = argc > 3 ? argv[3] : "narrow_phase_bench.json";
+    const BoundingVolume obb = BoundingVolume::Obb;
     std::vector<Engine> engines = {{"descent 1t", Backend::Cpu, 1, NarrowTraversal::Descent},
                                    {"descent 2t", Backend::Cpu, 2, NarrowTraversal::Descent},
+                                   {"descent 2t obb", Backend::Cpu, 2, NarrowTraversal::Descent, obb},
                                    {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
                                    {"fronts 1t", Backend::Cpu, 1, NarrowTraversal::Fronts},
-                                   {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts}};
+                                   {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
+                                   {"fronts 2t obb", Backend::Cpu, 2, NarrowTraversal::Fronts, obb}};
+    // Drifting soup: the tree degrades, so only engines that rebuild on the fronts' measure, and
+    // the fronts without it for comparison.
+    std::vector<Engine> soupEngines = {
+        {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
+        {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
+        {"fronts 2t obb", Backend::Cpu, 2, NarrowTraversal::Fronts, obb},
+        {"fronts 2t refit only", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb, 0.0}};
     const CudaDeviceProbe probe = probeCudaDevice(0);
     if (probe.usable) {
-        engines.push_back({"cuda leafwalk", Backend::Cuda, 0, NarrowTraversal::LeafWalk});
-        engines.push_back({"cuda fronts", Backend::Cuda, 0, NarrowTraversal::Fronts});
+        for (std::vector<Engine>* list : {&engines, &soupEngines}) {
+            list->push_back({"cuda leafwalk", Backend::Cuda, 0, NarrowTraversal::LeafWalk});
+            list->push_back({"cuda fronts", Backend::Cuda, 0, NarrowTraversal::Fronts});
+            list->push_back({"cuda fronts obb", Backend::Cuda, 0, NarrowTraversal::Fronts, obb});
+        }
         std::printf("CUDA device: %s\n", probe.name.c_str());
     } else {
         std::printf("CUDA rows skipped: %s\n", probe.reason.c_str());
     }
     nlohmann::json report = nlohmann::json::array();
-    std::printf("%-13s %7s %-15s %8s %8s %8s %8s %8s %9s %10s %9s %9s\n", "scene", "tris", "engine", "build", "refit",
+    std::printf("%-13s %7s %-20s %8s %8s %8s %8s %8s %9s %10s %9s %9s\n", "scene", "tris", "engine", "build", "refit",
                 "query", "exact", "frame", "pairs", "box tests", "tri tests", "front");
     struct Scene {
         const char* name;
@@ -221,6 +292,9 @@ int main(int argc, char** argv) {
     Frames animation;
     for (int f = 0; f < cAnimationFrames; ++f) animation.push_back(drapedCloth(cClothSide, 0.05 * f));
     runScene("draped-cloth", animation, cAnimationFrames - 1, 1, engines, report);
+    Frames soup;
+    for (int f = 0; f < cSoupFrames; ++f) soup.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.01, f));
+    runScene("drifting-soup", soup, cSoupFrames - 1, 1, soupEngines, report);
     std::ofstream(jsonPath) << report.dump(2) << "\n";
     std::printf("times in ms (medians); exact = exact tests and sort, part of query; frame = setPositions + query\n");
     std::printf("JSON written to %s\n", jsonPath.c_str());

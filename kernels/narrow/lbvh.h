@@ -63,6 +63,10 @@ private:
     void sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
     /// Lays the Karras tree out depth-first into m_nodes (topology only).
     void layOutDepthFirst();
+    /// One bottom-up pass on up to `threads`: setLeaf(triangle, node) for every leaf, then
+    /// mergeInto(parent, left, right) for each parent, by the second of its children to arrive.
+    template <typename SetLeaf, typename MergeInto>
+    void climb(SetLeaf setLeaf, MergeInto mergeInto, int threads);
 
     std::uint32_t m_leafCount = 0;
     std::vector<LbvhNode> m_nodes;

@@ -93,39 +93,9 @@ void Lbvh::layOutDepthFirst() {
     }
 }
 
-void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
-    if (&out != &m_nodes) out = m_nodes;
-    const std::size_t size = out.size();
-    if (m_arrivalCapacity < size) {
-        m_arrivals = std::make_unique<std::atomic<std::uint32_t>[]>(size);
-        m_arrivalCapacity = size;
-    }
-    const auto n = static_cast<std::int64_t>(m_leafCount);
-    std::atomic<std::uint32_t>* arrivals = m_arrivals.get();
-    LbvhNode* nodes = out.data();
-    const std::uint32_t* leafNode = m_leafNode.data();
-#pragma omp parallel num_threads(threadsFor(n, threads))
-    {
-#pragma omp for schedule(static)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
-            arrivals[i].store(0, std::memory_order_relaxed);
-#pragma omp for schedule(static)
-        for (std::int64_t t = 0; t < n; ++t) {
-            std::uint32_t index = leafNode[t];
-            nodes[index].box = leafBoxes[t];
-            // The first child to arrive stops; the second sees its sibling's box and goes on.
-            for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
-                if (arrivals[p].fetch_add(1, std::memory_order_acq_rel) == 0) break;
-                nodes[p].box = mergeBoxes(nodes[p + 1].box, nodes[nodes[p].child].box);
-            }
-        }
-    }
-}
-
-void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads) {
+template <typename SetLeaf, typename MergeInto>
+void Lbvh::climb(SetLeaf setLeaf, MergeInto mergeInto, int threads) {
     const std::size_t size = m_nodes.size();
-    keepAxes = keepAxes && out.size() == size;
-    out.resize(size);
     if (m_arrivalCapacity < size) {
         m_arrivals = std::make_unique<std::atomic<std::uint32_t>[]>(size);
         m_arrivalCapacity = size;
@@ -133,7 +103,6 @@ void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, boo
     const auto n = static_cast<std::int64_t>(m_leafCount);
     std::atomic<std::uint32_t>* arrivals = m_arrivals.get();
     const LbvhNode* nodes = m_nodes.data();
-    NarrowObb* obbs = out.data();
     const std::uint32_t* leafNode = m_leafNode.data();
 #pragma omp parallel num_threads(threadsFor(n, threads))
     {
@@ -142,15 +111,36 @@ void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, boo
             arrivals[i].store(0, std::memory_order_relaxed);
 #pragma omp for schedule(static)
         for (std::int64_t t = 0; t < n; ++t) {
-            const std::uint32_t index = leafNode[t];
-            obbs[index] = leafObbs[t];
-            for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
+            setLeaf(static_cast<std::uint32_t>(t), leafNode[t]);
+            // The first child to arrive stops; the second sees its sibling's result and goes on.
+            for (std::uint32_t p = nodes[leafNode[t]].parent; p != cNoNode; p = nodes[p].parent) {
                 if (arrivals[p].fetch_add(1, std::memory_order_acq_rel) == 0) break;
-                obbs[p] = keepAxes ? mergeObbsAlong(obbs[p].axis, obbs[p + 1], obbs[nodes[p].child])
-                                   : mergeObbs(obbs[p + 1], obbs[nodes[p].child]);
+                mergeInto(p, p + 1, nodes[p].child);
             }
         }
     }
+}
+
+void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
+    if (&out != &m_nodes) out = m_nodes;
+    LbvhNode* nodes = out.data();
+    climb([&](std::uint32_t t, std::uint32_t node) { nodes[node].box = leafBoxes[t]; },
+          [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
+              nodes[parent].box = mergeBoxes(nodes[left].box, nodes[right].box);
+          },
+          threads);
+}
+
+void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads) {
+    keepAxes = keepAxes && out.size() == m_nodes.size();
+    out.resize(m_nodes.size());
+    NarrowObb* obbs = out.data();
+    climb([&](std::uint32_t t, std::uint32_t node) { obbs[node] = leafObbs[t]; },
+          [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
+              obbs[parent] = keepAxes ? mergeObbsAlong(obbs[parent].axis, obbs[left], obbs[right])
+                                      : mergeObbs(obbs[left], obbs[right]);
+          },
+          threads);
 }
 
 std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Vec3d* corners) const {

@@ -8,6 +8,7 @@
 #include "kernels/narrow/ply_mesh.h"
 #include "kernels/narrow/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
+#include "support/mesh_transforms.h"
 
 #include <catch2/catch.hpp>
 
@@ -20,6 +21,8 @@
 #include <vector>
 
 using namespace bulletgpu;
+using test::rigidTransform;
+using test::uprightTransform;
 
 namespace {
 
@@ -88,18 +91,6 @@ struct TwinSets {
         return onCuda;
     }
 };
-
-/// A rotation by `angle` about z followed by a translation, row-major 3x4.
-std::vector<double> rigidTransform(double angle, double tx, double ty, double tz) {
-    const double c = std::cos(angle), s = std::sin(angle);
-    return {c, -s, 0, tx, s, c, 0, ty, 0, 0, 1, tz};
-}
-
-/// A rotation by `angle` about x, then a translation along x.
-std::vector<double> uprightTransform(double angle, double tx) {
-    const double c = std::cos(angle), s = std::sin(angle);
-    return {1, 0, 0, tx, 0, c, -s, 0, 0, s, c, 0};
-}
 
 /// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
 std::string dataDir() {

@@ -138,7 +138,7 @@ public:
     void setPositions(std::uint32_t mesh, const float* positions);
 
     /// Sets the rigid transform of `mesh` used by pair queries: a row-major 3x4 matrix [R | t]
-    /// in double, or null for none.
+    /// in double, or null for none. Throws std::invalid_argument unless every entry is finite.
     void setTransform(std::uint32_t mesh, const double* transform);
 
     /// Builds the tree of `mesh` anew at the next query (after large deformations).

@@ -116,6 +116,9 @@ void TriangleMeshSet::setPositions(std::uint32_t index, const float* positions) 
 
 void TriangleMeshSet::setTransform(std::uint32_t index, const double* transform) {
     checkMesh(index);
+    if (transform != nullptr && !std::all_of(transform, transform + 12, [](double x) { return std::isfinite(x); })) {
+        throw std::invalid_argument("bulletgpu: a mesh transform must be finite");
+    }
     Mesh& mesh = m_meshes[index];
     mesh.hasTransform = transform != nullptr;
     if (transform != nullptr) std::copy(transform, transform + 12, mesh.transform);

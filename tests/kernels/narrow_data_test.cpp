@@ -46,37 +46,43 @@ TEST_CASE("Self-collision of the ccd-frames meshes equals the box-culled oracle"
         SUCCEED();
         return;
     }
-    TriangleMeshSet set(2);
+    // One set with boxes, one with OBBs: both must give the oracle's pairs.
+    TriangleMeshSet withBoxes(2), withObbs(2);
     std::uint32_t mesh = 0;
     std::vector<TriangleContact> contacts;
     for (int f = 0; f < 2; ++f) {
         const PlyMesh frame = readPlyMesh(folder + scene.frames[f] + ".ply");
         const auto triangles = static_cast<std::uint32_t>(frame.indices.size() / 3);
-        if (f == 0) {
-            mesh = set.addMesh(frame.positions.data(), static_cast<std::uint32_t>(frame.positions.size() / 3),
-                               frame.indices.data(), triangles);
-        } else {
-            set.setPositions(mesh, frame.positions.data());
-        }
-        set.findSelfContacts(mesh, contacts);
-        REQUIRE(set.stats().refitted == (f == 0 ? 0u : 1u));
-        REQUIRE(set.validate().empty());
         const std::vector<TriangleContact> expected =
             sweptContacts(OracleMesh{frame.positions.data(), frame.indices.data(), triangles, nullptr, mesh}, nullptr);
-        INFO(scene.name << " frame " << scene.frames[f] << ": " << triangles << " triangles, " << contacts.size()
-                        << " intersecting pairs, oracle " << expected.size());
-        REQUIRE(contacts.size() == expected.size());
-        std::size_t mismatches = 0;
-        for (std::size_t c = 0; c < contacts.size(); ++c) {
-            if (std::memcmp(&contacts[c], &expected[c], sizeof(TriangleContact)) != 0) ++mismatches;
+        for (TriangleMeshSet* set : {&withBoxes, &withObbs}) {
+            if (f == 0) {
+                mesh = set->addMesh(frame.positions.data(), static_cast<std::uint32_t>(frame.positions.size() / 3),
+                                    frame.indices.data(), triangles);
+                if (set == &withObbs) set->setBoundingVolume(mesh, BoundingVolume::Obb);
+            } else {
+                set->setPositions(mesh, frame.positions.data());
+            }
+            set->findSelfContacts(mesh, contacts);
+            REQUIRE(set->stats().refitted == (f == 0 ? 0u : 1u));
+            const std::string invalid = set->validate();
+            INFO(invalid);
+            REQUIRE(invalid.empty());
+            INFO(scene.name << " frame " << scene.frames[f] << (set == &withObbs ? " with OBBs: " : ": ") << triangles
+                            << " triangles, " << contacts.size() << " intersecting pairs, oracle " << expected.size());
+            REQUIRE(contacts.size() == expected.size());
+            std::size_t mismatches = 0;
+            for (std::size_t c = 0; c < contacts.size(); ++c) {
+                if (std::memcmp(&contacts[c], &expected[c], sizeof(TriangleContact)) != 0) ++mismatches;
+            }
+            REQUIRE(mismatches == 0);
+            // The refitted tree and a fresh build agree.
+            set->requestRebuild(mesh);
+            std::vector<TriangleContact> rebuilt;
+            set->findSelfContacts(mesh, rebuilt);
+            REQUIRE(rebuilt.size() == contacts.size());
+            REQUIRE((contacts.empty() ||
+                     std::memcmp(rebuilt.data(), contacts.data(), contacts.size() * sizeof(TriangleContact)) == 0));
         }
-        REQUIRE(mismatches == 0);
-        // The refitted tree and a fresh build agree.
-        set.requestRebuild(mesh);
-        std::vector<TriangleContact> rebuilt;
-        set.findSelfContacts(mesh, rebuilt);
-        REQUIRE(rebuilt.size() == contacts.size());
-        REQUIRE((contacts.empty() ||
-                 std::memcmp(rebuilt.data(), contacts.data(), contacts.size() * sizeof(TriangleContact)) == 0));
     }
 }

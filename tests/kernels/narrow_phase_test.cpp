@@ -197,6 +197,9 @@ TEST_CASE("Bad input is refused", "[narrow][api]") {
     std::vector<TriangleContact> contacts;
     REQUIRE_THROWS_AS(set.findPairContacts(mesh, mesh, contacts), std::invalid_argument);
     REQUIRE_THROWS_AS(set.findSelfContacts(mesh + 1, contacts), std::invalid_argument);
+    const double infinite[12] = {1, 0, 0, INFINITY, 0, 1, 0, 0, 0, 0, 1, 0};
+    REQUIRE_THROWS_AS(set.setTransform(mesh, infinite), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.setBoundingVolume(mesh + 1, BoundingVolume::Obb), std::invalid_argument);
     set.findSelfContacts(mesh, contacts);
     REQUIRE(contacts.empty());
 }

@@ -37,9 +37,9 @@ public:
     /// after deformation, as cheap as a few projections per node).
     void refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads);
 
-    /// Checks `obbs` against this tree: each node's contains the `corners` (three per triangle)
-    /// of every triangle below it. Empty when valid, else what is wrong.
-    std::string validateObbs(const std::vector<NarrowObb>& obbs, const Vec3d* corners) const;
+    /// Checks `obbs` against this tree: each node's contains the corners of every triangle below
+    /// it (`triangles`, one per triangle). Empty when valid, else what is wrong.
+    std::string validateObbs(const std::vector<NarrowObb>& obbs, const Triangle3d* triangles) const;
 
     /// Nodes in depth-first order; node 0 is the root (empty when there are no leaves).
     const std::vector<LbvhNode>& nodes() const { return m_nodes; }

@@ -143,7 +143,7 @@ void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, boo
           threads);
 }
 
-std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Vec3d* corners) const {
+std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Triangle3d* triangles) const {
     if (obbs.size() != m_nodes.size()) return "one OBB per node is expected";
     // Every node's OBB holds the corners of every triangle below it (its subtree is the node
     // range up to its escape index).
@@ -152,7 +152,7 @@ std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Vec3d* 
             if (!isLeaf(m_nodes[below])) continue;
             const std::uint32_t t = leafTriangle(m_nodes[below]);
             for (int c = 0; c < 3; ++c) {
-                if (!obbContainsPoint(obbs[index], corners[3 * static_cast<std::size_t>(t) + c])) {
+                if (!obbContainsPoint(obbs[index], triangles[t].p[c])) {
                     return "the OBB of node " + std::to_string(index) + " misses a corner of triangle " +
                            std::to_string(t);
                 }

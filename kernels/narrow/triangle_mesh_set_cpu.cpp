@@ -213,6 +213,7 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
     mesh.worldStale = true;
 #if defined(BULLETGPU_VALIDATE)
     assert(mesh.tree.validate(mesh.tree.nodes(), mesh.leafBoxes.data()).empty());
+    assert(mesh.volume != BoundingVolume::Obb || mesh.tree.validateObbs(mesh.obbs, mesh.corners.data()).empty());
 #endif
 }
 
@@ -226,6 +227,8 @@ void TriangleMeshSet::updateWorldTree(Mesh& mesh) {
     m_stats.refitMs += millisecondsSince(start);
 #if defined(BULLETGPU_VALIDATE)
     assert(mesh.tree.validate(mesh.worldNodes, mesh.worldLeafBoxes.data()).empty());
+    assert(mesh.volume != BoundingVolume::Obb ||
+           mesh.tree.validateObbs(mesh.worldObbs, mesh.worldCorners.data()).empty());
 #endif
 }
 
@@ -335,19 +338,12 @@ void TriangleMeshSet::findPairContacts(std::uint32_t meshA, std::uint32_t meshB,
 }
 
 std::string TriangleMeshSet::validateObbsOf(const Mesh& mesh) const {
-    const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
-    std::vector<Vec3d> corners(3 * static_cast<std::size_t>(triangles));
-    const bool world = mesh.hasTransform && !mesh.worldStale;
-    for (const bool moved : {false, world}) {
-        for (std::uint32_t t = 0; t < triangles; ++t) {
-            const Triangle3d tri =
-                loadTriangle(mesh.positions.data(), mesh.indices.data(), t, moved ? mesh.transform : nullptr);
-            for (int c = 0; c < 3; ++c) corners[3 * static_cast<std::size_t>(t) + c] = tri.p[c];
-        }
-        std::string why = mesh.tree.validateObbs(moved ? mesh.worldObbs : mesh.obbs, corners.data());
-        if (!why.empty()) return (moved ? "world " : "") + why;
+    std::string why = mesh.tree.validateObbs(mesh.obbs, mesh.corners.data());
+    if (why.empty() && mesh.hasTransform && !mesh.worldStale) {
+        why = mesh.tree.validateObbs(mesh.worldObbs, mesh.worldCorners.data());
+        if (!why.empty()) why = "world " + why;
     }
-    return {};
+    return why;
 }
 
 std::string TriangleMeshSet::validate() const {

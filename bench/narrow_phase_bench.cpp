@@ -14,6 +14,7 @@
 #include "bench/sample_statistics.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/narrow/bvtt_front_ops.h"
 #include "kernels/narrow/mesh_generators.h"
 #include "kernels/narrow/ply_mesh.h"
 #include "kernels/narrow/triangle_mesh_set.h"
@@ -79,19 +80,12 @@ std::uint64_t exactTests(const PlyMesh& mesh, const std::vector<std::pair<std::u
                          std::uint64_t& tested, std::vector<TriangleContact>& contacts) {
     contacts.clear();
     tested = 0;
-    for (auto [ta, tb] : pairs) {
+    const TriangleSource source{nullptr, mesh.positions.data(), mesh.indices.data(), nullptr};
+    for (const auto& [ta, tb] : pairs) {
         if (shareVertex(mesh.indices.data(), ta, tb)) continue;
-        if (ta > tb) std::swap(ta, tb);
         ++tested;
-        const Triangle3d t1 = loadTriangle(mesh.positions.data(), mesh.indices.data(), ta, nullptr);
-        const Triangle3d t2 = loadTriangle(mesh.positions.data(), mesh.indices.data(), tb, nullptr);
-        TriangleTestDetail detail;
-        if (!trianglesIntersect(t1, t2, detail)) continue;
         TriangleContact contact{};
-        contact.triangleA = ta;
-        contact.triangleB = tb;
-        contact.flags = intersectionSegment(t1, t2, detail, contact.segment);
-        contacts.push_back(contact);
+        if (testTrianglePair(ta, source, 0, tb, source, 0, true, contact)) contacts.push_back(contact);
     }
     std::sort(contacts.begin(), contacts.end(), [](const TriangleContact& x, const TriangleContact& y) {
         return x.triangleA != y.triangleA ? x.triangleA < y.triangleA : x.triangleB < y.triangleB;

@@ -20,7 +20,6 @@ struct BvttFront {
     std::vector<FrontEntry> entries; ///< Sorted by leaf, then node.
     std::uint64_t buildA = 0;        ///< Lbvh::buildCount of the query tree it was made over.
     std::uint64_t buildB = 0;        ///< Lbvh::buildCount of the other tree.
-    std::uint64_t generatedSize = 0; ///< Entries right after the last generation.
     bool generated = false;          ///< False until the first generation.
     FrontQuality quality;            ///< The trees' quality as this front measures it.
 };
@@ -32,7 +31,6 @@ struct FrontCounters {
     std::uint64_t triangleTests = 0; ///< Triangle pairs tested (candidates not sharing a vertex).
     std::uint64_t frontEntries = 0;  ///< Entries of the front afterwards.
     bool generated = false;          ///< The front was generated anew.
-    double frontMs = 0;              ///< Generating or updating the front.
     double testMs = 0;               ///< Exact tests of the candidates and their sort.
 };
 

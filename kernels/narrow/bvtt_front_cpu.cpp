@@ -55,13 +55,11 @@ void FrontTraversal::join(std::vector<FrontEntry> ThreadOut::*member, int team, 
 void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenerate, int threads,
                          std::vector<TriangleContact>& contacts) {
     m_counters = FrontCounters{};
-    const Clock::time_point start = Clock::now();
     const bool generate = regenerate || !front.generated;
     m_counters.generated = generate;
     front.generated = true;
     if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
         front.entries.clear();
-        front.generatedSize = 0;
         return;
     }
     const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
@@ -95,13 +93,11 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
     }
     join(&ThreadOut::fronts, team, m_next);
     front.entries.swap(m_next);
-    if (generate) front.generatedSize = front.entries.size();
     join(&ThreadOut::candidates, team, m_candidates);
     for (int t = 0; t < team; ++t) m_counters.boxTests += m_threads[t].value.boxTests;
     m_counters.frontEntries = front.entries.size();
     m_counters.candidates = m_candidates.size();
 
-    m_counters.frontMs = millisecondsSince(start);
     const Clock::time_point testStart = Clock::now();
     const auto candidates = static_cast<std::int64_t>(m_candidates.size());
     const int testTeam = teamFor(candidates, cParallelCandidates, threads);
@@ -123,8 +119,8 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
                 shareVertex(query.a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node])))
                 continue;
             ++tested;
-            if (testFrontCandidate(a.nodes, sourceOf(query.a), query.a.mesh, b.nodes, sourceOf(query.b), query.b.mesh,
-                                   self, pair, contact)) {
+            if (testCandidateLeaves(a.nodes, sourceOf(query.a), query.a.mesh, b.nodes, sourceOf(query.b), query.b.mesh,
+                                    self, pair, contact)) {
                 out.contacts.push_back(contact);
             }
         }

@@ -134,21 +134,16 @@ struct FrontWriter {
     BULLETGPU_HD void boxTest() {}
 };
 
-/// The exact test of candidate leaves (a of the query mesh, b of the other): writes the contact
-/// and returns true when the triangles meet. A self query skips triangles sharing a vertex and
-/// reports the smaller triangle first.
-BULLETGPU_HD bool testFrontCandidate(const LbvhNode* nodesA, const TriangleSource& sourceA, std::uint32_t meshA,
-                                     const LbvhNode* nodesB, const TriangleSource& sourceB, std::uint32_t meshB,
-                                     bool self, const FrontEntry& pair, TriangleContact& contact) {
-    std::uint32_t ta = leafTriangle(nodesA[pair.leaf]);
-    std::uint32_t tb = leafTriangle(nodesB[pair.node]);
-    if (self) {
-        if (shareVertex(sourceA.indices, ta, tb)) return false;
-        if (ta > tb) {
-            const std::uint32_t t = ta;
-            ta = tb;
-            tb = t;
-        }
+/// The exact test of triangles ta (of mesh A) and tb (of mesh B): writes the contact and
+/// returns true when they meet. A self query reports the smaller triangle first; its callers
+/// skip (and do not count) the pairs that share a vertex.
+BULLETGPU_HD bool testTrianglePair(std::uint32_t ta, const TriangleSource& sourceA, std::uint32_t meshA,
+                                   std::uint32_t tb, const TriangleSource& sourceB, std::uint32_t meshB, bool self,
+                                   TriangleContact& contact) {
+    if (self && ta > tb) {
+        const std::uint32_t t = ta;
+        ta = tb;
+        tb = t;
     }
     const Triangle3d t1 = sourceA.triangle(ta);
     const Triangle3d t2 = sourceB.triangle(tb);
@@ -160,6 +155,14 @@ BULLETGPU_HD bool testFrontCandidate(const LbvhNode* nodesA, const TriangleSourc
     contact.triangleB = tb;
     contact.flags = intersectionSegment(t1, t2, detail, contact.segment);
     return true;
+}
+
+/// testTrianglePair of candidate leaves (pair.leaf of the query tree, pair.node of the other).
+BULLETGPU_HD bool testCandidateLeaves(const LbvhNode* nodesA, const TriangleSource& sourceA, std::uint32_t meshA,
+                                      const LbvhNode* nodesB, const TriangleSource& sourceB, std::uint32_t meshB,
+                                      bool self, const FrontEntry& pair, TriangleContact& contact) {
+    return testTrianglePair(leafTriangle(nodesA[pair.leaf]), sourceA, meshA, leafTriangle(nodesB[pair.node]), sourceB,
+                            meshB, self, contact);
 }
 
 } // namespace bulletgpu

@@ -2,6 +2,7 @@
 // BvttTraversal on OpenMP threads: breadth-first expansion into tasks, then one depth-first
 // stack per task, per-thread contact lists, and one sort at the end (deterministic).
 #include "kernels/narrow/bvtt_traversal.h"
+#include "kernels/narrow/bvtt_front_ops.h"
 
 #include <omp.h>
 
@@ -62,24 +63,15 @@ bool BvttTraversal::splitTask(const BvttQuery& query, const Task& task, std::vec
 
 void BvttTraversal::testLeaves(const BvttQuery& query, std::uint32_t a, std::uint32_t b,
                                std::vector<TriangleContact>& out, BvttCounters& counters) {
-    std::uint32_t ta = leafTriangle(query.a.nodes[a]);
-    std::uint32_t tb = leafTriangle(query.b.nodes[b]);
-    if (query.self) {
-        if (shareVertex(query.a.indices, ta, tb)) return;
-        if (ta > tb) std::swap(ta, tb);
+    if (query.self && shareVertex(query.a.indices, leafTriangle(query.a.nodes[a]), leafTriangle(query.b.nodes[b]))) {
+        return;
     }
     ++counters.triangleTests;
-    const Triangle3d t1 = sourceOf(query.a).triangle(ta);
-    const Triangle3d t2 = sourceOf(query.b).triangle(tb);
-    TriangleTestDetail detail;
-    if (!trianglesIntersect(t1, t2, detail)) return;
     TriangleContact contact;
-    contact.meshA = query.a.mesh;
-    contact.triangleA = ta;
-    contact.meshB = query.b.mesh;
-    contact.triangleB = tb;
-    contact.flags = intersectionSegment(t1, t2, detail, contact.segment);
-    out.push_back(contact);
+    if (testCandidateLeaves(query.a.nodes, sourceOf(query.a), query.a.mesh, query.b.nodes, sourceOf(query.b),
+                            query.b.mesh, query.self, FrontEntry{a, b}, contact)) {
+        out.push_back(contact);
+    }
 }
 
 void BvttTraversal::traverseTask(const BvttQuery& query, const Task& task, std::vector<Task>& stack,

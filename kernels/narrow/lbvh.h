@@ -31,11 +31,11 @@ public:
     /// the tree of the same triangles in another frame.
     void refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads);
 
-    /// Writes to `out` the OBB of every node: the leaves' from `leafObbs` (leaf t holds triangle
-    /// t), each parent's merged from its children's, bottom-up in parallel: fitted anew by
-    /// covariance (mergeObbs), or along the axes `out` already holds when `keepAxes` (a refit
-    /// after deformation, as cheap as a few projections per node).
-    void refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads);
+    /// Writes to `out` the OBB of every node: each leaf's around its triangle (`triangles`, one per
+    /// triangle: triangleObb), each parent's merged from its children's, bottom-up in parallel:
+    /// fitted anew by covariance (mergeObbs), or along the axes `out` already holds when
+    /// `keepAxes` (a refit after deformation, as cheap as a few projections per node).
+    void refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes, int threads);
 
     /// Checks `obbs` against this tree: each node's contains the corners of every triangle below
     /// it (`triangles`, one per triangle). Empty when valid, else what is wrong.

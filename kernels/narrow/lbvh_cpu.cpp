@@ -131,11 +131,11 @@ void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int
           threads);
 }
 
-void Lbvh::refitObbs(const NarrowObb* leafObbs, std::vector<NarrowObb>& out, bool keepAxes, int threads) {
+void Lbvh::refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes, int threads) {
     keepAxes = keepAxes && out.size() == m_nodes.size();
     out.resize(m_nodes.size());
     NarrowObb* obbs = out.data();
-    climb([&](std::uint32_t t, std::uint32_t node) { obbs[node] = leafObbs[t]; },
+    climb([&](std::uint32_t t, std::uint32_t node) { obbs[node] = triangleObb(triangles[t]); },
           [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
               obbs[parent] = keepAxes ? mergeObbsAlong(obbs[parent].axis, obbs[left], obbs[right])
                                       : mergeObbs(obbs[left], obbs[right]);

@@ -58,8 +58,8 @@ struct DeviceMesh {
     bool worldStale = true;
     bool refittedSinceBuild = false; ///< Deformed since its tree was built.
     BoundingVolume volume = BoundingVolume::Aabb;
-    DeviceBuffer<NarrowObb> leafObbs, obbs, worldObbs; ///< Own-frame leaves, own frame, world (Obb only).
-    bool obbAxesFitted = false;                        ///< obbs hold orientations fitted over the current topology.
+    bool volumeChanged = false;              ///< The OBBs are to be fitted anew (or dropped).
+    DeviceBuffer<NarrowObb> obbs, worldObbs; ///< Own frame, world (Obb only).
     std::uint64_t buildCount = 0;
 
     /// Nodes of the tree (0 when empty).
@@ -132,8 +132,7 @@ public:
     void setBoundingVolume(std::uint32_t index, BoundingVolume volume) override {
         DeviceMesh& mesh = *m_meshes[index];
         mesh.volume = volume;
-        mesh.obbAxesFitted = false;
-        mesh.positionsChanged = true;
+        mesh.volumeChanged = true;
         mesh.worldStale = true;
         m_fronts.clear();
     }
@@ -294,45 +293,45 @@ void NarrowEngineCuda::refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes,
 void NarrowEngineCuda::refitObbs(DeviceMesh& mesh) {
     const cudaStream_t stream = m_stream.get();
     const std::uint32_t n = mesh.triangleCount;
-    mesh.leafObbs.reserve(n, stream);
     mesh.obbs.reserve(mesh.nodeCount(), stream);
     m_arrivals.reserve(mesh.nodeCount(), stream);
-    launchPerItem(stream, n, detail::computeLeafObbs, mesh.positions.data(), mesh.indices.data(), n,
-                  mesh.leafObbs.data());
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * mesh.nodeCount(), stream));
     // A refit keeps the orientations fitted at the build (or at the switch to OBBs).
-    const bool keepAxes = mesh.obbAxesFitted && !mesh.needsBuild;
-    launchPerItem(stream, n, detail::refitObbTree, mesh.leafObbs.data(), mesh.leafOfTriangle.data(), n,
-                  mesh.nodes.data(), keepAxes, mesh.obbs.data(), m_arrivals.data());
-    mesh.obbAxesFitted = true;
+    const bool keepAxes = !mesh.needsBuild && !mesh.volumeChanged;
+    launchPerItem(stream, n, detail::refitObbTree, mesh.positions.data(), mesh.indices.data(),
+                  mesh.leafOfTriangle.data(), n, mesh.nodes.data(), keepAxes, mesh.obbs.data(), m_arrivals.data());
 }
 
 void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {
-    if (!mesh.needsBuild && !mesh.positionsChanged) return;
+    const bool build = mesh.needsBuild, moved = mesh.positionsChanged;
+    if (!build && !moved && !mesh.volumeChanged) return;
     const cudaStream_t stream = m_stream.get();
     const Clock::time_point start = Clock::now();
     const std::uint32_t n = mesh.triangleCount;
     if (n > 0) {
-        mesh.leafBoxes.reserve(n, stream);
-        launchPerItem(stream, n, detail::computeLeafBoxes, mesh.positions.data(), mesh.indices.data(), n,
-                      DeviceTransform{}, mesh.leafBoxes.data());
-        if (mesh.needsBuild) buildTopology(mesh);
-        refit(mesh, mesh.leafBoxes.data(), mesh.nodes.data());
+        if (build || moved) {
+            mesh.leafBoxes.reserve(n, stream);
+            launchPerItem(stream, n, detail::computeLeafBoxes, mesh.positions.data(), mesh.indices.data(), n,
+                          DeviceTransform{}, mesh.leafBoxes.data());
+            if (build) buildTopology(mesh);
+            refit(mesh, mesh.leafBoxes.data(), mesh.nodes.data());
+        }
         if (mesh.volume == BoundingVolume::Obb) refitObbs(mesh);
-    } else if (mesh.needsBuild) {
+    } else if (build) {
         ++mesh.buildCount;
     }
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
-    if (mesh.needsBuild) {
+    (build ? stats.buildMs : stats.refitMs) += millisecondsSince(start);
+    if (build) {
         ++stats.rebuilt;
-        stats.buildMs += millisecondsSince(start);
-    } else {
+    } else if (moved) {
         ++stats.refitted;
-        stats.refitMs += millisecondsSince(start);
     }
-    mesh.refittedSinceBuild = !mesh.needsBuild;
+    // A change of volumes alone is no deformation.
+    mesh.refittedSinceBuild = !build && (mesh.refittedSinceBuild || moved);
     mesh.needsBuild = false;
     mesh.positionsChanged = false;
+    mesh.volumeChanged = false;
     mesh.worldStale = true;
 }
 

@@ -208,11 +208,11 @@ private:
         std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
         std::vector<LbvhNode> worldNodes;      ///< Tree with transformed boxes.
         BoundingVolume volume = BoundingVolume::Aabb;
-        std::vector<NarrowObb> leafObbs;  ///< Own frame (Obb only).
         std::vector<NarrowObb> obbs;      ///< Own frame, one per node (Obb only).
         std::vector<NarrowObb> worldObbs; ///< Transformed (Obb with a transform).
         bool needsBuild = true;
         bool positionsChanged = false;
+        bool volumeChanged = false; ///< The OBBs are to be fitted anew (or no longer used).
         bool worldStale = true;
         bool refittedSinceBuild = false; ///< Deformed since its tree was built.
     };

@@ -28,14 +28,6 @@ void computeLeafBoxes(const std::vector<float>& positions, const std::vector<std
     }
 }
 
-/// OBBs of every triangle from its corners.
-void computeLeafObbs(const std::vector<Triangle3d>& corners, std::vector<NarrowObb>& obbs, int threads) {
-    const auto count = static_cast<std::int64_t>(corners.size());
-    obbs.resize(corners.size());
-#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 1024)
-    for (std::int64_t t = 0; t < count; ++t) obbs[t] = triangleObb(corners[t]);
-}
-
 /// Every OBB of `own` moved by `transform`.
 void transformObbs(const double* transform, const std::vector<NarrowObb>& own, std::vector<NarrowObb>& out,
                    int threads) {
@@ -72,7 +64,9 @@ TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
     checkMesh(mesh);
     if (m_device) return m_device->tree(mesh);
     const Lbvh& tree = m_meshes[mesh].tree;
-    return TreeSnapshot{tree.nodes(), tree.escapes(), tree.leafNodes(), m_meshes[mesh].obbs};
+    const bool oriented = m_meshes[mesh].volume == BoundingVolume::Obb;
+    return TreeSnapshot{tree.nodes(), tree.escapes(), tree.leafNodes(),
+                        oriented ? m_meshes[mesh].obbs : std::vector<NarrowObb>{}};
 }
 
 void TriangleMeshSet::resetFronts() {
@@ -143,14 +137,9 @@ void TriangleMeshSet::setBoundingVolume(std::uint32_t index, BoundingVolume volu
     Mesh& mesh = m_meshes[index];
     if (mesh.volume == volume) return;
     mesh.volume = volume;
-    // The next query refits (computing the OBBs) and generates every front anew.
-    mesh.positionsChanged = true;
+    // The next query fits the OBBs anew, and every front is generated anew.
+    mesh.volumeChanged = true;
     mesh.worldStale = true;
-    if (volume == BoundingVolume::Aabb) {
-        mesh.leafObbs.clear();
-        mesh.obbs.clear();
-        mesh.worldObbs.clear();
-    }
     resetFronts();
     if (m_device) m_device->setBoundingVolume(index, volume);
 }
@@ -190,26 +179,32 @@ BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
 }
 
 void TriangleMeshSet::updateTree(Mesh& mesh) {
-    if (!mesh.needsBuild && !mesh.positionsChanged) return;
+    const bool build = mesh.needsBuild, moved = mesh.positionsChanged;
+    if (!build && !moved && !mesh.volumeChanged) return;
     const Clock::time_point start = Clock::now();
-    computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, m_threads);
-    const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
-    const bool build = mesh.needsBuild;
-    if (build) {
-        mesh.tree.build(mesh.leafBoxes.data(), triangles, m_threads);
-    } else {
-        mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
+    if (build || moved) {
+        computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, m_threads);
+        if (build) {
+            mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads);
+        } else {
+            mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
+        }
     }
     if (mesh.volume == BoundingVolume::Obb) {
-        computeLeafObbs(mesh.corners, mesh.leafObbs, m_threads);
         // A refit keeps the orientations fitted at the build (or at the switch to OBBs).
-        mesh.tree.refitObbs(mesh.leafObbs.data(), mesh.obbs, !build, m_threads);
+        mesh.tree.refitObbs(mesh.corners.data(), mesh.obbs, !build && !mesh.volumeChanged, m_threads);
     }
     (build ? m_stats.buildMs : m_stats.refitMs) += millisecondsSince(start);
-    ++(build ? m_stats.rebuilt : m_stats.refitted);
-    mesh.refittedSinceBuild = !build;
+    if (build) {
+        ++m_stats.rebuilt;
+    } else if (moved) {
+        ++m_stats.refitted;
+    }
+    // A change of volumes alone is no deformation.
+    mesh.refittedSinceBuild = !build && (mesh.refittedSinceBuild || moved);
     mesh.needsBuild = false;
     mesh.positionsChanged = false;
+    mesh.volumeChanged = false;
     mesh.worldStale = true;
 #if defined(BULLETGPU_VALIDATE)
     assert(mesh.tree.validate(mesh.tree.nodes(), mesh.leafBoxes.data()).empty());
@@ -236,6 +231,7 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
     const Mesh& mesh = m_meshes[index];
     const bool moved = world && mesh.hasTransform;
     const std::vector<LbvhNode>& nodes = moved ? mesh.worldNodes : mesh.tree.nodes();
+    const bool oriented = mesh.volume == BoundingVolume::Obb;
     const std::vector<NarrowObb>& obbs = moved ? mesh.worldObbs : mesh.obbs;
     const std::vector<Triangle3d>& corners = moved ? mesh.worldCorners : mesh.corners;
     return MeshView{nodes.empty() ? nullptr : nodes.data(),
@@ -247,7 +243,7 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
                     mesh.tree.leafNodes().data(),
                     static_cast<std::uint32_t>(nodes.size()),
                     mesh.tree.leafCount(),
-                    obbs.empty() ? nullptr : obbs.data(),
+                    oriented ? obbs.data() : nullptr,
                     corners.empty() ? nullptr : corners.data()};
 }
 
@@ -355,7 +351,7 @@ std::string TriangleMeshSet::validate() const {
         if (why.empty() && mesh.hasTransform && !mesh.worldStale) {
             why = mesh.tree.validate(mesh.worldNodes, mesh.worldLeafBoxes.data());
         }
-        if (why.empty() && mesh.volume == BoundingVolume::Obb && !mesh.positionsChanged) {
+        if (why.empty() && mesh.volume == BoundingVolume::Obb && !mesh.positionsChanged && !mesh.volumeChanged) {
             why = validateObbsOf(mesh);
         }
         if (!why.empty()) return "mesh " + std::to_string(m) + ": " + why;

@@ -157,14 +157,6 @@ __global__ void __launch_bounds__(cBlockSize) refitTree(const NarrowBox* leafBox
     }
 }
 
-/// The OBB of every triangle (own frame).
-__global__ void __launch_bounds__(cBlockSize)
-    computeLeafObbs(const float* positions, const std::uint32_t* indices, std::uint32_t count, NarrowObb* obbs) {
-    const std::uint64_t t = globalThreadIndex();
-    if (t >= count) return;
-    obbs[t] = triangleObb(loadTriangle(positions, indices, static_cast<std::uint32_t>(t), nullptr));
-}
-
 /// An OBB read past the L1 cache (written by another block of this launch).
 __device__ __forceinline__ NarrowObb loadObbCoherent(const NarrowObb* obb) {
     NarrowObb o;
@@ -175,14 +167,15 @@ __device__ __forceinline__ NarrowObb loadObbCoherent(const NarrowObb* obb) {
 }
 
 /// Bottom-up OBB refit over the tree's topology, like refitTree (same merge order as the CPU):
-/// fitted anew, or along the axes `obbs` holds when `keepAxes`.
+/// each leaf's around its triangle (own frame), each parent's fitted anew, or along the axes
+/// `obbs` holds when `keepAxes`.
 __global__ void __launch_bounds__(cBlockSize)
-    refitObbTree(const NarrowObb* leafObbs, const std::uint32_t* leafOfTriangle, std::uint32_t count,
-                 const LbvhNode* nodes, bool keepAxes, NarrowObb* obbs, std::uint32_t* arrivals) {
+    refitObbTree(const float* positions, const std::uint32_t* indices, const std::uint32_t* leafOfTriangle,
+                 std::uint32_t count, const LbvhNode* nodes, bool keepAxes, NarrowObb* obbs, std::uint32_t* arrivals) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
     const std::uint32_t index = leafOfTriangle[t];
-    obbs[index] = leafObbs[t];
+    obbs[index] = triangleObb(loadTriangle(positions, indices, static_cast<std::uint32_t>(t), nullptr));
     for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
         __threadfence();
         if (atomicAdd(&arrivals[p], 1u) == 0) return;
@@ -270,7 +263,7 @@ __global__ void __launch_bounds__(cBlockSize)
         TriangleContact contact;
         const bool meet =
             tested &&
-            testFrontCandidate(
+            testCandidateLeaves(
                 a.nodes, TriangleSource{nullptr, a.positions, a.indices, a.transform.present ? a.transform.m : nullptr},
                 a.mesh, b.nodes,
                 TriangleSource{nullptr, b.positions, b.indices, b.transform.present ? b.transform.m : nullptr}, b.mesh,

@@ -4,6 +4,7 @@
 #include "kernels/common/cache_line.h"
 #include "kernels/narrow/bvtt_front_ops.h"
 #include "kernels/narrow/bvtt_traversal.h"
+#include "kernels/narrow/front_log.h"
 #include "kernels/narrow/front_quality.h"
 
 #include <cstdint>
@@ -22,6 +23,7 @@ struct BvttFront {
     std::uint64_t buildB = 0;        ///< Lbvh::buildCount of the other tree.
     bool generated = false;          ///< False until the first generation.
     FrontQuality quality;            ///< The trees' quality as this front measures it.
+    FrontLog referenceLog;           ///< The front log at the reference (front_log.h).
 };
 
 /// Counters of the last front traversal.
@@ -49,8 +51,15 @@ public:
     void run(const BvttQuery& query, BvttFront& front, bool regenerate, int threads,
              std::vector<TriangleContact>& contacts);
 
+    /// Carries `front` over to trees restructured since it was made (restructureFrontEntry),
+    /// without box tests; the next run updates it as usual.
+    void carryOver(const FrontTree& query, const FrontTree& other, bool self, RestructuredRanges inQuery,
+                   RestructuredRanges inOther, BvttFront& front, int threads);
+
     /// Counters of the last run.
     const FrontCounters& counters() const { return m_counters; }
+    /// The overlapping leaf pairs of the last run (query leaf, other leaf), in front order.
+    const std::vector<FrontEntry>& candidates() const { return m_candidates; }
 
 private:
     /// Per-thread outputs.

@@ -52,6 +52,30 @@ void FrontTraversal::join(std::vector<FrontEntry> ThreadOut::*member, int team, 
     }
 }
 
+void FrontTraversal::carryOver(const FrontTree& query, const FrontTree& other, bool self, RestructuredRanges inQuery,
+                               RestructuredRanges inOther, BvttFront& front, int threads) {
+    // One item per entry and one past the last, which seeds the ranges after every entry's leaf.
+    const auto items = static_cast<std::int64_t>(front.entries.size()) + 1;
+    const int team = teamFor(items, cParallelItems, threads);
+    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
+    const FrontEntry* old = front.entries.data();
+    const std::uint64_t size = front.entries.size();
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num(), count = omp_get_num_threads();
+        ThreadOut& out = m_threads[t].value;
+        out.fronts.clear();
+        out.candidates.clear();
+        VectorSink sink{out.fronts, out.candidates};
+        const std::int64_t lo = items * t / count, hi = items * (t + 1) / count;
+        for (std::int64_t i = lo; i < hi; ++i) {
+            restructureFrontEntry(query, other, self, inQuery, inOther, old, size, static_cast<std::uint64_t>(i), sink);
+        }
+    }
+    join(&ThreadOut::fronts, team, m_next);
+    front.entries.swap(m_next);
+}
+
 void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenerate, int threads,
                          std::vector<TriangleContact>& contacts) {
     m_counters = FrontCounters{};
@@ -60,6 +84,7 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
     front.generated = true;
     if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
         front.entries.clear();
+        m_candidates.clear();
         return;
     }
     const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);

@@ -113,6 +113,54 @@ BULLETGPU_HD void updateFrontEntry(const FrontTree& query, const FrontTree& othe
     sink.front(entry.leaf, top);
 }
 
+/// The subtrees of one tree restructured since a front was made (Lbvh::restructure): sorted,
+/// disjoint node ranges; none when count is 0.
+struct RestructuredRanges {
+    const NodeRange* ranges; ///< The subtrees.
+    std::uint32_t count;     ///< How many.
+};
+
+/// Seeds the front of query leaf `leaf`: the maximal subtrees of the nodes its traversal visits
+/// (the root, or in a self query the right siblings along the path after the leaf), a cut that
+/// the next update sprouts where the boxes overlap.
+template <typename Sink>
+BULLETGPU_HD void seedFront(const FrontTree& other, bool self, std::uint32_t leaf, Sink& sink) {
+    for (std::uint32_t n = frontBegin(leaf, self); n < other.nodeCount; n = other.escape[n]) sink.front(leaf, n);
+}
+
+/// Carries item `i` of `front` (`size` entries sorted by leaf, then node; item `size` stands
+/// past the last) over to the trees whose subtrees `inQuery` and `inOther` were restructured
+/// (the same ranges in a self query), without box tests (Wang/Tang 4.3): the entries of query
+/// leaves inside a restructured range are dropped and every new leaf there is seeded instead,
+/// by the first item whose leaf is at or past the range; the entries that stopped inside a
+/// restructured range of the other tree collapse into one entry at its root, which the next
+/// update sprouts or prunes. The result is again a cut of every leaf's traversal, sorted.
+template <typename Sink>
+BULLETGPU_HD void restructureFrontEntry(const FrontTree& query, const FrontTree& other, bool self,
+                                        RestructuredRanges inQuery, RestructuredRanges inOther, const FrontEntry* front,
+                                        std::uint64_t size, std::uint64_t i, Sink& sink) {
+    const std::int64_t previous = i > 0 ? static_cast<std::int64_t>(front[i - 1].leaf) : -1;
+    const std::int64_t leaf = i < size ? static_cast<std::int64_t>(front[i].leaf) : INT64_MAX;
+    for (std::uint32_t r = 0; r < inQuery.count; ++r) {
+        const NodeRange range = inQuery.ranges[r];
+        if (previous >= range.begin || range.begin > leaf) continue;
+        for (std::uint32_t n = range.begin; n < range.end; ++n) {
+            if (isLeaf(query.nodes[n])) seedFront(other, self, n, sink);
+        }
+    }
+    if (i >= size) return;
+    const FrontEntry entry = front[i];
+    if (rangeHolding(inQuery.ranges, inQuery.count, entry.leaf) != nullptr) return;
+    const NodeRange* range = rangeHolding(inOther.ranges, inOther.count, entry.node);
+    if (range == nullptr) {
+        sink.front(entry.leaf, entry.node);
+        return;
+    }
+    // The leaf's entries are sorted by node: only the first inside the range emits its root.
+    if (i > 0 && front[i - 1].leaf == entry.leaf && front[i - 1].node >= range->begin) return;
+    sink.front(entry.leaf, range->begin);
+}
+
 /// A sink that only counts (the first pass of a two-pass write).
 struct FrontCounter {
     std::uint32_t fronts = 0;     ///< Entries emitted.

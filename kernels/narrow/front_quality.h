@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/host_device.h"
+
 #include <cstdint>
 
 /// The trees' quality as the fronts see it, and when to rebuild (after Wang, Tang et al.,
@@ -11,9 +13,16 @@
 /// deforming mesh's tree lets its boxes swell and overlap: the leaf walks stop deeper and the
 /// front grows while the overlapping leaf pairs do not. Here the fronts are rooted at the query
 /// leaves, so the measure is taken over the whole query: front entries per query leaf and
-/// overlapping leaf pair. The first query over freshly built trees sets the reference; once a
-/// later query's measure exceeds the reference by the rebuild ratio, the deformed trees are
-/// built anew before the next query (the paper restructures the degraded subtrees instead).
+/// overlapping leaf pair. The first query over freshly built trees sets the reference.
+///
+/// Once a later query's measure exceeds the reference by the rebuild ratio, the front log
+/// (front_log.h) finds where: the same measure per subtree of the other tree (entries and
+/// overlapping leaf pairs that stop inside it, and its leaves) against the same at the reference
+/// query or at the first query after the last restructuring. The largest subtrees whose measure
+/// grew by the ratio and that hold at most half the leaves are rebuilt in place before the next
+/// query (section 4.2) and the fronts carried over (4.3). When none qualifies, when together they
+/// hold over half the leaves, or when the query right after a restructuring is still degraded,
+/// the whole tree is built anew.
 
 namespace bulletgpu {
 
@@ -22,10 +31,15 @@ constexpr double cDefaultRebuildRatio = 1.5;
 /// Fronts smaller than this never ask for a rebuild (their queries are cheap either way).
 constexpr std::uint64_t cMinEntriesForRebuild = 4096;
 
+/// Subtrees with fewer front entries than this are never restructured.
+constexpr std::uint64_t cMinEntriesForRestructure = 1024;
+
 /// The quality record of one query's front.
 struct FrontQuality {
-    double reference = 0; ///< Measure of the first query over the current trees; 0 until then.
-    double last = 0;      ///< Measure of the last query.
+    double reference = 0;      ///< Measure of the first query over the current trees; 0 until then.
+    double last = 0;           ///< Measure of the last query.
+    bool restructured = false; ///< The last degraded query restructured subtrees (next time: rebuild).
+    bool logStale = true;      ///< The next query records the front log's reference (front_log.h).
 
     /// The last measure over the reference (1 before there is one).
     double ratio() const { return reference > 0 ? last / reference : 1.0; }
@@ -47,6 +61,18 @@ inline bool recordFrontQuality(FrontQuality& quality, std::uint64_t entries, std
         return false;
     }
     return rebuildRatio > 0 && entries >= cMinEntriesForRebuild && quality.last > rebuildRatio * quality.reference;
+}
+
+/// Whether the subtree of an internal node, holding `leaves` of the tree's `treeLeaves` leaves,
+/// is degraded: `entries` front entries and `hits` overlapping leaf pairs stop inside it now,
+/// `referenceEntries` and `referenceHits` did at the reference query, and the measure has grown
+/// by more than `ratio` since. Subtrees of over half the leaves or with few entries do not qualify.
+BULLETGPU_HD bool subtreeDegraded(std::uint64_t entries, std::uint64_t hits, std::uint64_t referenceEntries,
+                                  std::uint64_t referenceHits, std::uint32_t leaves, std::uint32_t treeLeaves,
+                                  double ratio) {
+    if (leaves < 2 || 2ull * leaves > treeLeaves || entries < cMinEntriesForRestructure) return false;
+    return static_cast<double>(entries) * static_cast<double>(referenceHits + leaves) >
+           ratio * static_cast<double>(referenceEntries) * static_cast<double>(hits + leaves);
 }
 
 } // namespace bulletgpu

@@ -24,6 +24,12 @@ public:
     /// Builds the tree over `count` leaf boxes (leaf t holds triangle t) on up to `threads`.
     void build(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
 
+    /// Rebuilds each subtree of `subtrees` (sorted, disjoint, internal roots) in place over the
+    /// same leaves, from Morton codes within the subtree's own bounds, then refits every box
+    /// from `leafBoxes` (Wang, Tang et al. 2018, section 4.2). Nodes outside the subtrees keep
+    /// their indices; the ancestors' boxes do not change.
+    void restructure(const NarrowBox* leafBoxes, const std::vector<NodeRange>& subtrees, int threads);
+
     /// Recomputes every box from new leaf boxes (same count), keeping the topology.
     void refit(const NarrowBox* leafBoxes, int threads) { refitInto(leafBoxes, m_nodes, threads); }
 
@@ -34,8 +40,10 @@ public:
     /// Writes to `out` the OBB of every node: each leaf's around its triangle (`triangles`, one per
     /// triangle: triangleObb), each parent's merged from its children's, bottom-up in parallel:
     /// fitted anew by covariance (mergeObbs), or along the axes `out` already holds when
-    /// `keepAxes` (a refit after deformation, as cheap as a few projections per node).
-    void refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes, int threads);
+    /// `keepAxes` (a refit after deformation, as cheap as a few projections per node) and the
+    /// node lies outside `fitAnew` (restructured subtrees).
+    void refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes,
+                   const std::vector<NodeRange>& fitAnew, int threads);
 
     /// Checks `obbs` against this tree: each node's contains the corners of every triangle below
     /// it (`triangles`, one per triangle). Empty when valid, else what is wrong.
@@ -61,8 +69,11 @@ public:
 private:
     /// Morton codes of the box centres and their sort.
     void sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
-    /// Lays the Karras tree out depth-first into m_nodes (topology only).
-    void layOutDepthFirst();
+    /// Builds the Karras nodes over the `count` sorted codes and lays them out depth-first into
+    /// m_nodes from node `base` (topology only): the root's parent is `rootParent`, the leaves
+    /// take depth-first leaf positions from `firstLeaf`, m_order holds their triangles.
+    void layOutDepthFirst(std::uint32_t count, std::uint32_t base, std::uint32_t firstLeaf, std::uint32_t rootParent,
+                          int threads);
     /// One bottom-up pass on up to `threads`: setLeaf(triangle, node) for every leaf, then
     /// mergeInto(parent, left, right) for each parent, by the second of its children to arrive.
     template <typename SetLeaf, typename MergeInto>
@@ -76,6 +87,8 @@ private:
     std::uint64_t m_buildCount = 0;
     std::vector<std::uint32_t> m_codes;                       ///< Sorted Morton codes.
     std::vector<std::uint32_t> m_order;                       ///< Triangle of each sorted position.
+    std::vector<NarrowBox> m_subtreeBoxes;                    ///< Leaf boxes of a restructured subtree.
+    std::vector<std::uint32_t> m_subtreeTriangles;            ///< Its triangles, in the same order.
     std::vector<KarrasNode> m_karras;                         ///< Internal nodes of the Karras numbering.
     std::vector<std::uint64_t> m_stack;                       ///< Depth-first layout work list.
     std::unique_ptr<std::atomic<std::uint32_t>[]> m_arrivals; ///< Refit counters, one per node.

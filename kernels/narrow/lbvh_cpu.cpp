@@ -43,29 +43,49 @@ void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads) {
     m_leafNode.resize(count);
     m_nodes.resize(count == 0 ? 0 : 2 * static_cast<std::size_t>(count) - 1);
     m_escape.resize(m_nodes.size());
-    m_leafOrder.clear();
+    m_leafOrder.resize(count);
     if (count == 0) return;
     sortLeaves(leafBoxes, count, threads);
+    layOutDepthFirst(count, 0, 0, cNoNode, threads);
+    refit(leafBoxes, threads);
+}
+
+void Lbvh::restructure(const NarrowBox* leafBoxes, const std::vector<NodeRange>& subtrees, int threads) {
+    for (const NodeRange& subtree : subtrees) {
+        const std::uint32_t count = subtreeLeaves(subtree.begin, subtree.end);
+        const auto first = static_cast<std::uint32_t>(
+            std::lower_bound(m_leafOrder.begin(), m_leafOrder.end(), subtree.begin) - m_leafOrder.begin());
+        m_subtreeBoxes.resize(count);
+        m_subtreeTriangles.resize(count);
+        for (std::uint32_t j = 0; j < count; ++j) {
+            const std::uint32_t triangle = leafTriangle(m_nodes[m_leafOrder[first + j]]);
+            m_subtreeTriangles[j] = triangle;
+            m_subtreeBoxes[j] = leafBoxes[triangle];
+        }
+        sortLeaves(m_subtreeBoxes.data(), count, threads);
+        for (std::uint32_t j = 0; j < count; ++j) m_order[j] = m_subtreeTriangles[m_order[j]];
+        layOutDepthFirst(count, subtree.begin, first, m_nodes[subtree.begin].parent, threads);
+    }
+    refit(leafBoxes, threads);
+}
+
+void Lbvh::layOutDepthFirst(std::uint32_t count, std::uint32_t base, std::uint32_t firstLeaf, std::uint32_t rootParent,
+                            int threads) {
+    if (count == 1) {
+        m_nodes[base] = LbvhNode{emptyBox(), cLeafFlag | m_order[0], rootParent};
+        m_leafNode[m_order[0]] = base;
+        m_escape[base] = base + 1;
+        m_leafOrder[firstLeaf] = base;
+        return;
+    }
     const auto n = static_cast<std::int64_t>(count);
     m_karras.resize(count - 1);
 #pragma omp parallel for num_threads(threadsFor(n, threads))
     for (std::int64_t i = 0; i < n - 1; ++i) m_karras[i] = karrasNode(m_codes.data(), n, i);
-    layOutDepthFirst();
-    refit(leafBoxes, threads);
-}
-
-void Lbvh::layOutDepthFirst() {
-    if (m_leafCount == 1) {
-        m_nodes[0] = LbvhNode{emptyBox(), cLeafFlag | m_order[0], cNoNode};
-        m_leafNode[m_order[0]] = 0;
-        m_escape[0] = 1;
-        m_leafOrder.push_back(0);
-        return;
-    }
     // Work items: (Karras id, with cLeafFlag for a leaf) << 32 | parent node.
     m_stack.clear();
-    m_stack.push_back(static_cast<std::uint64_t>(cNoNode));
-    std::uint32_t next = 0;
+    m_stack.push_back(static_cast<std::uint64_t>(rootParent));
+    std::uint32_t next = base, leaf = firstLeaf;
     while (!m_stack.empty()) {
         const std::uint64_t item = m_stack.back();
         m_stack.pop_back();
@@ -79,7 +99,7 @@ void Lbvh::layOutDepthFirst() {
             node.child = cLeafFlag | triangle;
             m_leafNode[triangle] = index;
             m_escape[index] = index + 1;
-            m_leafOrder.push_back(index);
+            m_leafOrder[leaf++] = index;
             continue;
         }
         const KarrasNode& k = m_karras[id];
@@ -131,14 +151,17 @@ void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int
           threads);
 }
 
-void Lbvh::refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes, int threads) {
+void Lbvh::refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes,
+                     const std::vector<NodeRange>& fitAnew, int threads) {
     keepAxes = keepAxes && out.size() == m_nodes.size();
     out.resize(m_nodes.size());
     NarrowObb* obbs = out.data();
+    const auto fresh = static_cast<std::uint32_t>(fitAnew.size());
     climb([&](std::uint32_t t, std::uint32_t node) { obbs[node] = triangleObb(triangles[t]); },
           [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
-              obbs[parent] = keepAxes ? mergeObbsAlong(obbs[parent].axis, obbs[left], obbs[right])
-                                      : mergeObbs(obbs[left], obbs[right]);
+              obbs[parent] = keepAxes && rangeHolding(fitAnew.data(), fresh, parent) == nullptr
+                                 ? mergeObbsAlong(obbs[parent].axis, obbs[left], obbs[right])
+                                 : mergeObbs(obbs[left], obbs[right]);
           },
           threads);
 }

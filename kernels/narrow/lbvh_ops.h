@@ -110,6 +110,25 @@ BULLETGPU_HD KarrasNode karrasNode(const std::uint32_t* codes, std::int64_t n, s
     return node;
 }
 
+/// A subtree of a depth-first tree: the nodes [begin, end), rooted at `begin` (end is the
+/// root's escape index).
+struct NodeRange {
+    std::uint32_t begin; ///< The subtree's root.
+    std::uint32_t end;   ///< The node after the subtree.
+};
+
+/// Leaves of the subtree rooted at `node` (its 2 * leaves - 1 nodes end at `escape`).
+BULLETGPU_HD std::uint32_t subtreeLeaves(std::uint32_t node, std::uint32_t escape) { return (escape - node + 1) / 2; }
+
+/// The range of `ranges` (count of them, sorted and disjoint) holding node n, or null.
+BULLETGPU_HD const NodeRange* rangeHolding(const NodeRange* ranges, std::uint32_t count, std::uint32_t n) {
+    for (std::uint32_t i = 0; i < count; ++i) {
+        if (n < ranges[i].begin) return nullptr;
+        if (n < ranges[i].end) return ranges + i;
+    }
+    return nullptr;
+}
+
 /// Depth-first index of a Karras node (internal or leaf) whose first sorted leaf is `first`
 /// and whose path from the root turns left `leftTurns` times: the nodes before it are its
 /// ancestors and the whole subtrees left of its path, 2 * first + leftTurns in all.

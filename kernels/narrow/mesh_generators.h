@@ -115,21 +115,32 @@ inline PlyMesh triangleSoup(std::uint32_t count, double size, std::uint32_t seed
 /// triangleSoup(count, size, seed) after `time`, every triangle drifting at its own random
 /// velocity of up to `speed` per axis and bouncing inside [-1, 1]^3: the triangles mix, so a tree
 /// built at time 0 and only refitted degrades (like the N-body scene of Wang, Tang et al. 2018).
-inline PlyMesh driftingSoup(std::uint32_t count, double size, std::uint32_t seed, double speed, double time) {
+/// With `driftBelow` < 1 only the triangles whose centres start in the corner [-1, driftBelow]^3
+/// drift, bouncing inside it, so the tree degrades only in the subtrees over that corner.
+inline PlyMesh driftingSoup(std::uint32_t count, double size, std::uint32_t seed, double speed, double time,
+                            double driftBelow = 1.0) {
     PlyMesh mesh = triangleSoup(count, size, seed);
     std::mt19937 rng(seed + 1);
     std::uniform_real_distribution<double> velocity(-speed, speed);
-    // Position folded into [-1, 1] by reflection at the walls.
-    const auto bounce = [](double x) {
-        double y = std::fmod(x + 1, 4.0);
-        if (y < 0) y += 4;
-        return y <= 2 ? y - 1 : 3 - y;
+    // Position folded into [-1, hi] by reflection at the walls.
+    const auto bounce = [](double x, double hi) {
+        const double width = hi + 1;
+        double y = std::fmod(x + 1, 2 * width);
+        if (y < 0) y += 2 * width;
+        return y <= width ? y - 1 : hi - (y - width);
     };
     for (std::uint32_t t = 0; t < count; ++t) {
         float* corners = mesh.positions.data() + 9 * static_cast<std::size_t>(t);
+        double centre[3];
+        bool drifts = true;
         for (int k = 0; k < 3; ++k) {
-            const double centre = (double(corners[k]) + corners[3 + k] + corners[6 + k]) / 3;
-            const double shift = bounce(centre + velocity(rng) * time) - centre;
+            centre[k] = (double(corners[k]) + corners[3 + k] + corners[6 + k]) / 3;
+            drifts = drifts && (driftBelow >= 1.0 || centre[k] < driftBelow);
+        }
+        for (int k = 0; k < 3; ++k) {
+            const double v = velocity(rng);
+            if (!drifts) continue;
+            const double shift = bounce(centre[k] + v * time, driftBelow < 1.0 ? driftBelow : 1.0) - centre[k];
             for (int c = 0; c < 3; ++c) corners[3 * c + k] = static_cast<float>(corners[3 * c + k] + shift);
         }
     }

@@ -24,6 +24,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace bulletgpu {
@@ -61,6 +62,9 @@ struct DeviceMesh {
     bool volumeChanged = false;              ///< The OBBs are to be fitted anew (or dropped).
     DeviceBuffer<NarrowObb> obbs, worldObbs; ///< Own frame, world (Obb only).
     std::uint64_t buildCount = 0;
+    std::vector<NodeRange> pendingSubtrees;     ///< To restructure at the next query.
+    std::vector<NodeRange> restructured;        ///< Restructured by this query (fronts to carry over).
+    DeviceBuffer<NodeRange> restructuredRanges; ///< `restructured` on the device.
 
     /// Nodes of the tree (0 when empty).
     std::uint32_t nodeCount() const { return triangleCount == 0 ? 0 : 2 * triangleCount - 1; }
@@ -73,7 +77,8 @@ struct DeviceFront {
     std::uint64_t size = 0;
     std::uint64_t buildA = 0, buildB = 0;
     bool generated = false;
-    FrontQuality quality; ///< The trees' quality as this front measures it.
+    FrontQuality quality;                                        ///< The trees' quality as this front measures it.
+    DeviceBuffer<std::uint64_t> referenceEntries, referenceHits; ///< The front log at the reference.
 };
 
 /// The CUDA engine.
@@ -148,6 +153,8 @@ public:
 
     void setRebuildRatio(double ratio) override { m_rebuildRatio = ratio; }
 
+    void setRestructuring(bool restructure) override { m_restructuring = restructure; }
+
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                       std::vector<TriangleContact>& contacts, NarrowStats& stats) override;
 
@@ -185,6 +192,26 @@ public:
 private:
     /// Builds the mesh's tree topology on the device (boxes follow in refit).
     void buildTopology(DeviceMesh& mesh);
+    /// Sorts `count` leaf boxes by their Morton codes within their own bounds and lays the tree
+    /// over them out depth-first from node `base` and leaf position `*firstLeaf` (0 when null):
+    /// `triangles` names the triangle of each box (null: box t is triangle t); the root keeps
+    /// its parent when `keepRootParent`.
+    void layOutSorted(DeviceMesh& mesh, const NarrowBox* boxes, const std::uint32_t* triangles, std::uint32_t count,
+                      std::uint32_t base, const std::uint32_t* firstLeaf, bool keepRootParent);
+    /// Rebuilds the subtrees `mesh.restructured` in place (topology only), as Lbvh::restructure.
+    void restructure(DeviceMesh& mesh);
+    /// Carries every kept front over the trees restructured by this query's updates.
+    void carryFrontsOver();
+    /// Writes the front log of `entries` and `hits` (second components in a tree of `nodeCount`
+    /// nodes) to `entryOffsets` and `hitOffsets` (front_log.h).
+    void recordFrontLog(const FrontEntry* entries, std::uint64_t entryCount, const FrontEntry* hits,
+                        std::uint64_t hitCount, std::uint32_t nodeCount, DeviceBuffer<std::uint64_t>& entryOffsets,
+                        DeviceBuffer<std::uint64_t>& hitOffsets);
+    /// Records a query's front quality; when degraded, schedules the restructuring of the
+    /// degraded subtrees of meshB's tree, or its rebuild, as the CPU backend does.
+    void recordQuality(DeviceFront& front, DeviceMesh& meshB, const FrontTree& b, const FrontEntry* entries,
+                       std::uint64_t entryCount, std::uint64_t candidateCount, std::uint32_t queryLeaves,
+                       NarrowStats& stats);
     /// Brings the mesh's own tree up to date; returns whether it built (true) or refitted.
     void updateTree(DeviceMesh& mesh, NarrowStats& stats);
     /// Brings the mesh's transformed tree up to date.
@@ -218,11 +245,20 @@ private:
     std::vector<std::unique_ptr<DeviceMesh>> m_meshes;
     std::map<std::uint64_t, std::unique_ptr<DeviceFront>> m_fronts;
     double m_rebuildRatio = cDefaultRebuildRatio;
+    bool m_restructuring = true;
     // Build scratch.
     DeviceBuffer<NarrowBox> m_centres, m_bounds;
     DeviceBuffer<std::uint32_t> m_codes, m_order, m_sortedCodes, m_sortedOrder;
     DeviceBuffer<KarrasNode> m_karras;
     DeviceBuffer<std::uint32_t> m_parentOfInternal, m_parentOfLeaf, m_internalIndex, m_leafIndex, m_arrivals;
+    // Restructuring scratch.
+    DeviceBuffer<std::uint32_t> m_firstLeaves, m_subtreeTriangles, m_carryCounts, m_carryOffsets;
+    DeviceBuffer<NarrowBox> m_subtreeBoxes;
+    DeviceBuffer<std::uint64_t> m_logCounts, m_logEntries, m_logHits;
+    DeviceBuffer<std::uint8_t> m_chosenFlags;
+    DeviceBuffer<std::uint32_t> m_nodeIds, m_chosenNodes, m_chosenCount;
+    DeviceBuffer<NodeRange> m_chosenRanges;
+    std::vector<NodeRange> m_chosen;
     DeviceBuffer<std::uint8_t> m_scratch;
     // Query scratch.
     DeviceBuffer<std::uint32_t> m_frontCounts, m_candidateCounts, m_frontOffsets, m_candidateOffsets;
@@ -238,12 +274,19 @@ private:
 
 void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
     const cudaStream_t stream = m_stream.get();
-    const std::uint32_t n = mesh.triangleCount;
-    const std::uint32_t nodes = mesh.nodeCount();
-    mesh.nodes.reserve(nodes, stream);
-    mesh.escape.reserve(nodes, stream);
-    mesh.leaves.reserve(n, stream);
-    mesh.leafOfTriangle.reserve(n, stream);
+    mesh.nodes.reserve(mesh.nodeCount(), stream);
+    mesh.escape.reserve(mesh.nodeCount(), stream);
+    mesh.leaves.reserve(mesh.triangleCount, stream);
+    mesh.leafOfTriangle.reserve(mesh.triangleCount, stream);
+    layOutSorted(mesh, mesh.leafBoxes.data(), nullptr, mesh.triangleCount, 0, nullptr, false);
+    ++mesh.buildCount;
+}
+
+void NarrowEngineCuda::layOutSorted(DeviceMesh& mesh, const NarrowBox* boxes, const std::uint32_t* triangles,
+                                    std::uint32_t count, std::uint32_t base, const std::uint32_t* firstLeaf,
+                                    bool keepRootParent) {
+    const cudaStream_t stream = m_stream.get();
+    const std::uint32_t n = count;
     m_centres.reserve(n, stream);
     m_codes.reserve(n, stream);
     m_order.reserve(n, stream);
@@ -255,14 +298,13 @@ void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
     m_internalIndex.reserve(n, stream);
     m_leafIndex.reserve(n, stream);
 
-    launchPerItem(stream, n, detail::computeCentreBoxes, mesh.leafBoxes.data(), n, m_centres.data());
+    launchPerItem(stream, n, detail::computeCentreBoxes, boxes, n, m_centres.data());
     std::size_t bytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, m_centres.data(), m_bounds.data(),
                                                  static_cast<std::int64_t>(n), MergeBoxes{}, emptyBox(), stream));
     BULLETGPU_CUDA_TRY(cub::DeviceReduce::Reduce(scratch(bytes), bytes, m_centres.data(), m_bounds.data(),
                                                  static_cast<std::int64_t>(n), MergeBoxes{}, emptyBox(), stream));
-    launchPerItem(stream, n, detail::computeMortonCodes, mesh.leafBoxes.data(), n, m_bounds.data(), m_codes.data(),
-                  m_order.data());
+    launchPerItem(stream, n, detail::computeMortonCodes, boxes, n, m_bounds.data(), m_codes.data(), m_order.data());
     bytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_codes.data(), m_sortedCodes.data(),
                                                        m_order.data(), m_sortedOrder.data(),
@@ -270,16 +312,46 @@ void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
     BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(scratch(bytes), bytes, m_codes.data(), m_sortedCodes.data(),
                                                        m_order.data(), m_sortedOrder.data(),
                                                        static_cast<std::int64_t>(n), 0, 30, stream));
+    // The sort is done with m_order: it takes the sorted positions' triangles.
+    const std::uint32_t* order = m_sortedOrder.data();
+    if (triangles != nullptr) {
+        launchPerItem(stream, n, detail::mapSortedTriangles, triangles, m_sortedOrder.data(), n, m_order.data());
+        order = m_order.data();
+    }
     // A lone leaf has no parent; every other leaf gets one from buildKarrasNodes.
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_parentOfLeaf.data(), 0xff, sizeof(std::uint32_t) * n, stream));
     launchPerItem(stream, n - 1, detail::buildKarrasNodes, m_sortedCodes.data(), n, m_karras.data(),
                   m_parentOfInternal.data(), m_parentOfLeaf.data());
-    launchPerItem(stream, nodes, detail::computeDepthFirstIndices, m_karras.data(), m_parentOfInternal.data(),
+    launchPerItem(stream, 2ull * n - 1, detail::computeDepthFirstIndices, m_karras.data(), m_parentOfInternal.data(),
                   m_parentOfLeaf.data(), n, m_internalIndex.data(), m_leafIndex.data());
-    launchPerItem(stream, nodes, detail::writeDepthFirstNodes, m_karras.data(), m_parentOfInternal.data(),
-                  m_parentOfLeaf.data(), m_internalIndex.data(), m_leafIndex.data(), m_sortedOrder.data(), n,
-                  mesh.nodes.data(), mesh.escape.data(), mesh.leafOfTriangle.data(), mesh.leaves.data());
-    ++mesh.buildCount;
+    launchPerItem(stream, 2ull * n - 1, detail::writeDepthFirstNodes, m_karras.data(), m_parentOfInternal.data(),
+                  m_parentOfLeaf.data(), m_internalIndex.data(), m_leafIndex.data(), order, n, base, firstLeaf,
+                  keepRootParent, mesh.nodes.data(), mesh.escape.data(), mesh.leafOfTriangle.data(),
+                  mesh.leaves.data());
+}
+
+void NarrowEngineCuda::restructure(DeviceMesh& mesh) {
+    const cudaStream_t stream = m_stream.get();
+    const auto count = static_cast<std::uint32_t>(mesh.restructured.size());
+    mesh.restructuredRanges.reserve(count, stream);
+    m_firstLeaves.reserve(count, stream);
+    // From pageable memory the call returns once the source is read.
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh.restructuredRanges.data(), mesh.restructured.data(),
+                                       count * sizeof(NodeRange), cudaMemcpyHostToDevice, stream));
+    // Every subtree is located before any is rebuilt (their ancestors are outside them all).
+    launchPerItem(stream, count, detail::locateSubtrees, mesh.nodes.data(), mesh.restructuredRanges.data(), count,
+                  m_firstLeaves.data());
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const NodeRange subtree = mesh.restructured[i];
+        const std::uint32_t leaves = subtreeLeaves(subtree.begin, subtree.end);
+        m_subtreeBoxes.reserve(leaves, stream);
+        m_subtreeTriangles.reserve(leaves, stream);
+        launchPerItem(stream, leaves, detail::gatherSubtreeLeaves, mesh.nodes.data(), mesh.leaves.data(),
+                      m_firstLeaves.data() + i, leaves, mesh.leafBoxes.data(), m_subtreeBoxes.data(),
+                      m_subtreeTriangles.data());
+        layOutSorted(mesh, m_subtreeBoxes.data(), m_subtreeTriangles.data(), leaves, subtree.begin,
+                     m_firstLeaves.data() + i, true);
+    }
 }
 
 void NarrowEngineCuda::refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes, LbvhNode* nodes) {
@@ -296,32 +368,44 @@ void NarrowEngineCuda::refitObbs(DeviceMesh& mesh) {
     mesh.obbs.reserve(mesh.nodeCount(), stream);
     m_arrivals.reserve(mesh.nodeCount(), stream);
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * mesh.nodeCount(), stream));
-    // A refit keeps the orientations fitted at the build (or at the switch to OBBs).
+    // A refit keeps the orientations fitted at the build (or at the switch to OBBs) outside the
+    // restructured subtrees.
     const bool keepAxes = !mesh.needsBuild && !mesh.volumeChanged;
     launchPerItem(stream, n, detail::refitObbTree, mesh.positions.data(), mesh.indices.data(),
-                  mesh.leafOfTriangle.data(), n, mesh.nodes.data(), keepAxes, mesh.obbs.data(), m_arrivals.data());
+                  mesh.leafOfTriangle.data(), n, mesh.nodes.data(), keepAxes, mesh.restructuredRanges.data(),
+                  static_cast<std::uint32_t>(mesh.restructured.size()), mesh.obbs.data(), m_arrivals.data());
 }
 
 void NarrowEngineCuda::updateTree(DeviceMesh& mesh, NarrowStats& stats) {
     const bool build = mesh.needsBuild, moved = mesh.positionsChanged;
-    if (!build && !moved && !mesh.volumeChanged) return;
+    const bool restructure = !build && !mesh.pendingSubtrees.empty();
+    if (!build && !moved && !mesh.volumeChanged && !restructure) return;
     const cudaStream_t stream = m_stream.get();
     const Clock::time_point start = Clock::now();
     const std::uint32_t n = mesh.triangleCount;
+    mesh.restructured.clear();
     if (n > 0) {
         if (build || moved) {
             mesh.leafBoxes.reserve(n, stream);
             launchPerItem(stream, n, detail::computeLeafBoxes, mesh.positions.data(), mesh.indices.data(), n,
                           DeviceTransform{}, mesh.leafBoxes.data());
-            if (build) buildTopology(mesh);
-            refit(mesh, mesh.leafBoxes.data(), mesh.nodes.data());
         }
+        if (build) {
+            buildTopology(mesh);
+        } else if (restructure) {
+            mesh.restructured.swap(mesh.pendingSubtrees);
+            this->restructure(mesh);
+            stats.subtreesRestructured += static_cast<std::uint32_t>(mesh.restructured.size());
+            stats.leavesRestructured += leavesIn(mesh.restructured);
+        }
+        if (build || moved || restructure) refit(mesh, mesh.leafBoxes.data(), mesh.nodes.data());
         if (mesh.volume == BoundingVolume::Obb) refitObbs(mesh);
     } else if (build) {
         ++mesh.buildCount;
     }
+    mesh.pendingSubtrees.clear();
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
-    (build ? stats.buildMs : stats.refitMs) += millisecondsSince(start);
+    (build || restructure ? stats.buildMs : stats.refitMs) += millisecondsSince(start);
     if (build) {
         ++stats.rebuilt;
     } else if (moved) {
@@ -432,15 +516,7 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     front.size = frontTotal;
     stats.boxTests += boxTests;
     stats.frontEntries += frontTotal;
-    if (recordFrontQuality(front.quality, frontTotal, candidateTotal, a.leafCount, m_rebuildRatio)) {
-        for (DeviceMesh* mesh : {&meshA, &meshB}) {
-            if (mesh->refittedSinceBuild && !mesh->needsBuild) {
-                mesh->needsBuild = true;
-                ++stats.rebuildsScheduled;
-            }
-        }
-    }
-    stats.worstQualityRatio = std::max(stats.worstQualityRatio, front.quality.ratio());
+    recordQuality(front, meshB, b, next.buffers[target].data(), frontTotal, candidateTotal, a.leafCount, stats);
     const auto candidates = static_cast<std::uint32_t>(candidateTotal);
     if (candidates == 0) return;
 
@@ -491,6 +567,131 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     stats.testMs += millisecondsSince(testStart);
 }
 
+void NarrowEngineCuda::recordFrontLog(const FrontEntry* entries, std::uint64_t entryCount, const FrontEntry* hits,
+                                      std::uint64_t hitCount, std::uint32_t nodeCount,
+                                      DeviceBuffer<std::uint64_t>& entryOffsets,
+                                      DeviceBuffer<std::uint64_t>& hitOffsets) {
+    const cudaStream_t stream = m_stream.get();
+    const std::uint64_t size = static_cast<std::uint64_t>(nodeCount) + 1;
+    m_logCounts.reserve(size, stream);
+    for (auto [list, count, out] :
+         {std::make_tuple(entries, entryCount, &entryOffsets), std::make_tuple(hits, hitCount, &hitOffsets)}) {
+        out->reserve(size, stream);
+        BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_logCounts.data(), 0, size * sizeof(std::uint64_t), stream));
+        launchPerItem(stream, count, detail::countFrontLog, list, count,
+                      reinterpret_cast<unsigned long long*>(m_logCounts.data()));
+        std::size_t bytes = 0;
+        BULLETGPU_CUDA_TRY(cub::DeviceScan::InclusiveSum(nullptr, bytes, m_logCounts.data(), out->data(),
+                                                         static_cast<std::int64_t>(size), stream));
+        BULLETGPU_CUDA_TRY(cub::DeviceScan::InclusiveSum(scratch(bytes), bytes, m_logCounts.data(), out->data(),
+                                                         static_cast<std::int64_t>(size), stream));
+    }
+}
+
+void NarrowEngineCuda::recordQuality(DeviceFront& front, DeviceMesh& meshB, const FrontTree& b,
+                                     const FrontEntry* entries, std::uint64_t entryCount, std::uint64_t candidateCount,
+                                     std::uint32_t queryLeaves, NarrowStats& stats) {
+    const cudaStream_t stream = m_stream.get();
+    const bool degraded = recordFrontQuality(front.quality, entryCount, candidateCount, queryLeaves, m_rebuildRatio);
+    stats.worstQualityRatio = std::max(stats.worstQualityRatio, front.quality.ratio());
+    if (front.quality.logStale && m_rebuildRatio > 0) {
+        recordFrontLog(entries, entryCount, m_candidates.data(), candidateCount, b.nodeCount, front.referenceEntries,
+                       front.referenceHits);
+        front.quality.logStale = false;
+    }
+    if (!degraded) {
+        front.quality.restructured = false;
+        return;
+    }
+    // The entries stop in meshB's tree; meshA's tree enters the query only through its leaves.
+    if (!meshB.refittedSinceBuild || meshB.needsBuild) return;
+    m_chosen.clear();
+    if (m_restructuring && !front.quality.restructured) {
+        recordFrontLog(entries, entryCount, m_candidates.data(), candidateCount, b.nodeCount, m_logEntries, m_logHits);
+        m_chosenFlags.reserve(b.nodeCount, stream);
+        m_nodeIds.reserve(b.nodeCount, stream);
+        m_chosenNodes.reserve(b.nodeCount, stream);
+        m_chosenRanges.reserve(b.nodeCount, stream);
+        m_chosenCount.reserve(1, stream);
+        launchPerItem(stream, b.nodeCount, detail::flagChosenSubtrees, b,
+                      FrontLogView{m_logEntries.data(), m_logHits.data()},
+                      FrontLogView{front.referenceEntries.data(), front.referenceHits.data()}, m_rebuildRatio,
+                      m_chosenFlags.data(), m_nodeIds.data());
+        std::size_t bytes = 0;
+        BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, m_nodeIds.data(), m_chosenFlags.data(),
+                                                      m_chosenNodes.data(), m_chosenCount.data(),
+                                                      static_cast<std::int64_t>(b.nodeCount), stream));
+        BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(scratch(bytes), bytes, m_nodeIds.data(), m_chosenFlags.data(),
+                                                      m_chosenNodes.data(), m_chosenCount.data(),
+                                                      static_cast<std::int64_t>(b.nodeCount), stream));
+        launchPerItem(stream, b.nodeCount, detail::chosenRanges, m_chosenNodes.data(), b.escape, m_chosenCount.data(),
+                      m_chosenRanges.data());
+        std::uint32_t chosen = 0;
+        BULLETGPU_CUDA_TRY(
+            cudaMemcpyAsync(&chosen, m_chosenCount.data(), sizeof(std::uint32_t), cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        m_chosen.resize(chosen);
+        if (chosen > 0) {
+            BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_chosen.data(), m_chosenRanges.data(), chosen * sizeof(NodeRange),
+                                               cudaMemcpyDeviceToHost, stream));
+            BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        }
+    }
+    addSubtrees(meshB.pendingSubtrees, m_chosen);
+    if (m_chosen.empty() || 2 * leavesIn(meshB.pendingSubtrees) > meshB.triangleCount) {
+        meshB.needsBuild = true;
+        meshB.pendingSubtrees.clear();
+        ++stats.rebuildsScheduled;
+        return;
+    }
+    front.quality.restructured = true;
+    stats.restructuresScheduled += static_cast<std::uint32_t>(m_chosen.size());
+}
+
+void NarrowEngineCuda::carryFrontsOver() {
+    const cudaStream_t stream = m_stream.get();
+    for (auto& [key, slot] : m_fronts) {
+        DeviceMesh& a = *m_meshes[key >> 32];
+        DeviceMesh& b = *m_meshes[static_cast<std::uint32_t>(key)];
+        if (a.restructured.empty() && b.restructured.empty()) continue;
+        DeviceFront& front = *slot;
+        // A front over a rebuilt tree is generated anew anyway.
+        if (!front.generated || front.buildA != a.buildCount || front.buildB != b.buildCount) continue;
+        const std::uint64_t items = front.size + 1;
+        m_carryCounts.reserve(items, stream);
+        m_carryOffsets.reserve(items, stream);
+        const RestructuredRanges inA{a.restructuredRanges.data(), static_cast<std::uint32_t>(a.restructured.size())};
+        const RestructuredRanges inB{b.restructuredRanges.data(), static_cast<std::uint32_t>(b.restructured.size())};
+        const FrontTree treeA = frontTreeOf(a, false), treeB = frontTreeOf(b, false);
+        const bool self = &a == &b;
+        const FrontEntry* old = front.buffers[front.current].data();
+        launchPerItem(stream, items, detail::countCarriedFront, treeA, treeB, self, inA, inB, old, front.size,
+                      m_carryCounts.data());
+        std::size_t bytes = 0;
+        BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_carryCounts.data(), m_carryOffsets.data(),
+                                                         static_cast<std::int64_t>(items), stream));
+        BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch(bytes), bytes, m_carryCounts.data(),
+                                                         m_carryOffsets.data(), static_cast<std::int64_t>(items),
+                                                         stream));
+        std::uint32_t last[2] = {0, 0};
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(&last[0], m_carryOffsets.data() + items - 1, sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(&last[1], m_carryCounts.data() + items - 1, sizeof(std::uint32_t),
+                                           cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        const std::uint64_t total = static_cast<std::uint64_t>(last[0]) + last[1];
+        const int target = 1 - front.current;
+        front.buffers[target].reserve(std::max<std::uint64_t>(total, 1), stream);
+        launchPerItem(stream, items, detail::writeCarriedFront, treeA, treeB, self, inA, inB, old, front.size,
+                      m_carryOffsets.data(), front.buffers[target].data());
+        front.current = target;
+        front.size = total;
+        // The restructured subtrees have new nodes: the next query records the reference log.
+        front.quality.logStale = true;
+    }
+    for (const std::unique_ptr<DeviceMesh>& mesh : m_meshes) mesh->restructured.clear();
+}
+
 void NarrowEngineCuda::findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                                     std::vector<TriangleContact>& contacts, NarrowStats& stats) {
     const DeviceScope scope(m_device);
@@ -501,6 +702,7 @@ void NarrowEngineCuda::findContacts(const MeshPairQuery* queries, std::uint32_t 
             if (!self) updateWorldTree(*m_meshes[index]);
         }
     }
+    carryFrontsOver();
     const Clock::time_point start = Clock::now();
     for (std::uint32_t q = 0; q < count; ++q) runQuery(queries[q], keepFronts, contacts, stats);
     stats.traverseMs = millisecondsSince(start);

@@ -34,19 +34,22 @@ enum class BoundingVolume {
 
 /// Counters and timings of the last query.
 struct NarrowStats {
-    std::uint32_t rebuilt = 0;           ///< Trees built (first use, rebuild requested).
-    std::uint32_t refitted = 0;          ///< Trees refitted (positions or transform changed).
-    double buildMs = 0;                  ///< Building trees.
-    double refitMs = 0;                  ///< Refitting trees (world-frame copies included).
-    double traverseMs = 0;               ///< Traversal, exact tests and sorting.
-    double testMs = 0;                   ///< The exact tests and sorting alone (LeafWalk, Fronts).
-    std::uint64_t boxTests = 0;          ///< Node pairs compared.
-    std::uint64_t triangleTests = 0;     ///< Triangle pairs given to the exact test.
-    std::uint64_t contacts = 0;          ///< Intersecting pairs reported.
-    std::uint64_t frontEntries = 0;      ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
-    std::uint32_t frontsGenerated = 0;   ///< Fronts generated anew rather than updated.
-    std::uint32_t rebuildsScheduled = 0; ///< Meshes whose degraded trees the next query rebuilds.
-    double worstQualityRatio = 1;        ///< Largest front measure over its reference (front_quality.h).
+    std::uint32_t rebuilt = 0;               ///< Trees built (first use, rebuild requested).
+    std::uint32_t refitted = 0;              ///< Trees refitted (positions or transform changed).
+    double buildMs = 0;                      ///< Building trees and restructuring subtrees.
+    double refitMs = 0;                      ///< Refitting trees (world-frame copies included).
+    double traverseMs = 0;                   ///< Traversal, exact tests and sorting.
+    double testMs = 0;                       ///< The exact tests and sorting alone (LeafWalk, Fronts).
+    std::uint64_t boxTests = 0;              ///< Node pairs compared.
+    std::uint64_t triangleTests = 0;         ///< Triangle pairs given to the exact test.
+    std::uint64_t contacts = 0;              ///< Intersecting pairs reported.
+    std::uint64_t frontEntries = 0;          ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
+    std::uint32_t frontsGenerated = 0;       ///< Fronts generated anew rather than updated.
+    std::uint32_t rebuildsScheduled = 0;     ///< Meshes whose degraded trees the next query rebuilds.
+    std::uint32_t restructuresScheduled = 0; ///< Degraded subtrees the next query rebuilds in place.
+    std::uint32_t subtreesRestructured = 0;  ///< Subtrees rebuilt in place before this query.
+    std::uint64_t leavesRestructured = 0;    ///< Leaves of those subtrees.
+    double worstQualityRatio = 1;            ///< Largest front measure over its reference (front_quality.h).
 };
 
 /// One request of a batch: meshA against meshB, or meshA against itself when they are equal.
@@ -87,6 +90,8 @@ public:
     virtual void resetFronts() = 0;
     /// Sets the front measure's rebuild ratio (0: never rebuild on quality).
     virtual void setRebuildRatio(double ratio) = 0;
+    /// Restructures degraded subtrees (true) or rebuilds degraded trees whole (false).
+    virtual void setRestructuring(bool restructure) = 0;
     /// Runs queries sorted by mesh pair; appends each one's contacts, sorted, to `contacts`.
     virtual void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                               std::vector<TriangleContact>& contacts, NarrowStats& stats) = 0;
@@ -154,12 +159,18 @@ public:
     void setTraversal(NarrowTraversal traversal);
     /// How queries traverse.
     NarrowTraversal traversal() const { return m_traversal; }
-    /// Rebuilds a deformed mesh's tree once the fronts over it have degraded by `ratio`
-    /// (front_quality.h; default cDefaultRebuildRatio); 0 rebuilds only on requestRebuild. The
-    /// Descent traversal keeps no front and never rebuilds on its own.
+    /// Restructures or rebuilds a deformed mesh's tree once a front over it has degraded by
+    /// `ratio` (front_quality.h; default cDefaultRebuildRatio): the degraded subtrees are rebuilt
+    /// in place and the fronts carried over, or the whole tree is built anew. 0 rebuilds only on
+    /// requestRebuild. The Descent traversal keeps no front and never rebuilds on its own.
     void setRebuildRatio(double ratio);
     /// The rebuild ratio in use.
     double rebuildRatio() const { return m_rebuildRatio; }
+    /// Whether a degraded tree has its degraded subtrees rebuilt in place (default true), or is
+    /// rebuilt whole (false).
+    void setRestructuring(bool restructure);
+    /// Whether degraded subtrees are restructured.
+    bool restructuring() const { return m_restructuring; }
     /// Generates every front anew at the next query instead of updating it.
     void resetFronts();
     /// The front kept for the query (meshA, meshB), or null when there is none.
@@ -214,7 +225,9 @@ private:
         bool positionsChanged = false;
         bool volumeChanged = false; ///< The OBBs are to be fitted anew (or no longer used).
         bool worldStale = true;
-        bool refittedSinceBuild = false; ///< Deformed since its tree was built.
+        bool refittedSinceBuild = false;        ///< Deformed since its tree was built.
+        std::vector<NodeRange> pendingSubtrees; ///< To restructure at the next query.
+        std::vector<NodeRange> restructured;    ///< Restructured by this query (fronts to carry over).
     };
 
     /// Builds or refits the mesh's own tree when needed.
@@ -223,8 +236,12 @@ private:
     void updateWorldTree(Mesh& mesh);
     /// The view of a mesh for a query, in its own frame or in the world.
     MeshView viewOf(std::uint32_t index, bool world) const;
-    /// Records a query's front quality; schedules rebuilds of its deformed meshes when degraded.
-    void recordQuality(const MeshPairQuery& query, BvttFront& front, const FrontCounters& counters);
+    /// Records a query's front quality; when degraded, schedules the restructuring of the
+    /// degraded subtrees of the other mesh's tree, or its rebuild (front_quality.h).
+    void recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
+                       const FrontCounters& counters);
+    /// Carries every kept front over the trees restructured by this query's updates.
+    void carryFrontsOver();
     /// The OBB validators of a mesh (own frame, and world frame when current).
     std::string validateObbsOf(const Mesh& mesh) const;
     /// Checks a mesh index.
@@ -241,9 +258,12 @@ private:
     std::vector<MeshPairQuery> m_sortedQueries; ///< The queries in that order (CUDA backend).
     BvttTraversal m_descent;
     FrontTraversal m_frontTraversal;
+    FrontLog m_frontLog;                         ///< The log of a degraded query.
+    std::vector<NodeRange> m_chosen;             ///< Subtrees a degraded front chose.
     std::map<std::uint64_t, BvttFront> m_fronts; ///< Key meshA << 32 | meshB.
     NarrowTraversal m_traversal = NarrowTraversal::Fronts;
     double m_rebuildRatio = cDefaultRebuildRatio;
+    bool m_restructuring = true;
     NarrowStats m_stats;
 };
 

@@ -155,6 +155,11 @@ void TriangleMeshSet::setRebuildRatio(double ratio) {
     if (m_device) m_device->setRebuildRatio(ratio);
 }
 
+void TriangleMeshSet::setRestructuring(bool restructure) {
+    m_restructuring = restructure;
+    if (m_device) m_device->setRestructuring(restructure);
+}
+
 void TriangleMeshSet::setTraversal(NarrowTraversal traversal) {
     m_traversal = traversal;
     resetFronts();
@@ -180,21 +185,31 @@ BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
 
 void TriangleMeshSet::updateTree(Mesh& mesh) {
     const bool build = mesh.needsBuild, moved = mesh.positionsChanged;
-    if (!build && !moved && !mesh.volumeChanged) return;
+    const bool restructure = !build && !mesh.pendingSubtrees.empty();
+    if (!build && !moved && !mesh.volumeChanged && !restructure) return;
     const Clock::time_point start = Clock::now();
+    mesh.restructured.clear();
     if (build || moved) {
         computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, m_threads);
-        if (build) {
-            mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads);
-        } else {
-            mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
-        }
     }
+    if (build) {
+        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads);
+    } else if (restructure) {
+        mesh.restructured.swap(mesh.pendingSubtrees);
+        mesh.tree.restructure(mesh.leafBoxes.data(), mesh.restructured, m_threads);
+        m_stats.subtreesRestructured += static_cast<std::uint32_t>(mesh.restructured.size());
+        m_stats.leavesRestructured += leavesIn(mesh.restructured);
+    } else if (moved) {
+        mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
+    }
+    mesh.pendingSubtrees.clear();
     if (mesh.volume == BoundingVolume::Obb) {
-        // A refit keeps the orientations fitted at the build (or at the switch to OBBs).
-        mesh.tree.refitObbs(mesh.corners.data(), mesh.obbs, !build && !mesh.volumeChanged, m_threads);
+        // A refit keeps the orientations fitted at the build (or at the switch to OBBs) outside
+        // the restructured subtrees.
+        mesh.tree.refitObbs(mesh.corners.data(), mesh.obbs, !build && !mesh.volumeChanged, mesh.restructured,
+                            m_threads);
     }
-    (build ? m_stats.buildMs : m_stats.refitMs) += millisecondsSince(start);
+    (build || restructure ? m_stats.buildMs : m_stats.refitMs) += millisecondsSince(start);
     if (build) {
         ++m_stats.rebuilt;
     } else if (moved) {
@@ -282,6 +297,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         }
         m_queries.push_back(BvttQuery{viewOf(query.meshA, !self), viewOf(query.meshB, !self), self});
     }
+    carryFrontsOver();
     const Clock::time_point start = Clock::now();
     if (m_traversal == NarrowTraversal::Descent) {
         m_descent.run(m_queries.data(), count, m_threads, contacts);
@@ -299,26 +315,64 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
             m_stats.frontEntries += counters.frontEntries;
             m_stats.frontsGenerated += counters.generated ? 1 : 0;
             m_stats.testMs += counters.testMs;
-            recordQuality(queries[q], front, counters);
+            recordQuality(queries[q], m_queries[q], front, counters);
         }
     }
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
 }
 
-void TriangleMeshSet::recordQuality(const MeshPairQuery& query, BvttFront& front, const FrontCounters& counters) {
+void TriangleMeshSet::carryFrontsOver() {
+    for (auto& [key, front] : m_fronts) {
+        const auto meshA = static_cast<std::uint32_t>(key >> 32), meshB = static_cast<std::uint32_t>(key);
+        Mesh& a = m_meshes[meshA];
+        Mesh& b = m_meshes[meshB];
+        if (a.restructured.empty() && b.restructured.empty()) continue;
+        // A front over a rebuilt tree is generated anew anyway.
+        if (!front.generated || front.buildA != a.tree.buildCount() || front.buildB != b.tree.buildCount()) continue;
+        const RestructuredRanges inA{a.restructured.data(), static_cast<std::uint32_t>(a.restructured.size())};
+        const RestructuredRanges inB{b.restructured.data(), static_cast<std::uint32_t>(b.restructured.size())};
+        m_frontTraversal.carryOver(frontTreeOf(viewOf(meshA, false)), frontTreeOf(viewOf(meshB, false)), meshA == meshB,
+                                   inA, inB, front, m_threads);
+        // The restructured subtrees have new nodes: the next query records the reference log.
+        front.quality.logStale = true;
+    }
+    for (Mesh& mesh : m_meshes) mesh.restructured.clear();
+}
+
+void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
+                                    const FrontCounters& counters) {
     const std::uint32_t leaves = m_meshes[query.meshA].tree.leafCount();
     const bool degraded =
         recordFrontQuality(front.quality, counters.frontEntries, counters.candidates, leaves, m_rebuildRatio);
     m_stats.worstQualityRatio = std::max(m_stats.worstQualityRatio, front.quality.ratio());
-    if (!degraded) return;
-    for (const std::uint32_t index : {query.meshA, query.meshB}) {
-        Mesh& mesh = m_meshes[index];
-        if (mesh.refittedSinceBuild && !mesh.needsBuild) {
-            mesh.needsBuild = true;
-            ++m_stats.rebuildsScheduled;
-        }
+    const FrontTree other = frontTreeOf(views.b);
+    if (front.quality.logStale && m_rebuildRatio > 0) {
+        front.referenceLog.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
+        front.quality.logStale = false;
     }
+    if (!degraded) {
+        front.quality.restructured = false;
+        return;
+    }
+    // The entries stop in meshB's tree; meshA's tree enters the query only through its leaves.
+    Mesh& mesh = m_meshes[query.meshB];
+    if (!mesh.refittedSinceBuild || mesh.needsBuild) return;
+    m_chosen.clear();
+    if (m_restructuring && !front.quality.restructured) {
+        m_frontLog.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
+        chooseSubtrees(other, m_frontLog, front.referenceLog, m_rebuildRatio, m_chosen);
+    }
+    std::vector<NodeRange>& pending = mesh.pendingSubtrees;
+    addSubtrees(pending, m_chosen);
+    if (m_chosen.empty() || 2 * leavesIn(pending) > mesh.tree.leafCount()) {
+        mesh.needsBuild = true;
+        pending.clear();
+        ++m_stats.rebuildsScheduled;
+        return;
+    }
+    front.quality.restructured = true;
+    m_stats.restructuresScheduled += static_cast<std::uint32_t>(m_chosen.size());
 }
 
 void TriangleMeshSet::findSelfContacts(std::uint32_t mesh, std::vector<TriangleContact>& contacts) {

@@ -79,6 +79,9 @@ struct TwinSets {
         REQUIRE(cpu.stats().frontsGenerated == cuda.stats().frontsGenerated);
         REQUIRE(cpu.stats().rebuilt == cuda.stats().rebuilt);
         REQUIRE(cpu.stats().rebuildsScheduled == cuda.stats().rebuildsScheduled);
+        REQUIRE(cpu.stats().restructuresScheduled == cuda.stats().restructuresScheduled);
+        REQUIRE(cpu.stats().subtreesRestructured == cuda.stats().subtreesRestructured);
+        REQUIRE(cpu.stats().leavesRestructured == cuda.stats().leavesRestructured);
         for (const MeshPairQuery& q : queries) {
             for (std::uint32_t mesh : {q.meshA, q.meshB}) {
                 const TreeSnapshot x = cpu.treeSnapshot(mesh), y = cuda.treeSnapshot(mesh);
@@ -137,6 +140,26 @@ TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the 
         if (frame > 0) rebuilds += sets.cuda.stats().rebuilt;
     }
     CHECK(rebuilds >= 2);
+}
+
+TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda][narrow]") {
+    if (!cudaDeviceOrWarn()) return;
+    const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
+    const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
+    TwinSets sets(traversal);
+    // Only the corner [-1, 0]^3 drifts: its subtrees degrade and are rebuilt in place.
+    const std::uint32_t count = 20000;
+    PlyMesh soup = driftingSoup(count, 0.04, 5, 0.03, 0, 0.0);
+    const std::uint32_t mesh = sets.add(soup);
+    sets.setBoundingVolume(mesh, volume);
+    std::uint32_t restructured = 0;
+    for (int frame = 0; frame < 60; ++frame) {
+        soup = driftingSoup(count, 0.04, 5, 0.03, frame, 0.0);
+        sets.setPositions(mesh, soup);
+        sets.run({{mesh, mesh}});
+        restructured += sets.cuda.stats().subtreesRestructured;
+    }
+    CHECK(restructured >= 2);
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and deforming meshes", "[cuda][narrow]") {

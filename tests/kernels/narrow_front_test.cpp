@@ -203,6 +203,141 @@ TEST_CASE("Degraded fronts rebuild the deformed trees; contacts still equal brut
     CHECK(worstNever > 4);
 }
 
+TEST_CASE("Degraded subtrees are restructured in place and the fronts carried over", "[narrow][front]") {
+    // Only the triangles in the corner [-1, 0]^3 drift, so the tree degrades in the subtree over it.
+    const std::uint32_t count = 8000;
+    const double size = 0.05, speed = 0.03, corner = 0.0;
+    const Volumes volumes = GENERATE(Volumes::Aabb, Volumes::Obb);
+    TriangleMeshSet fronts(2), walk(2), never(2);
+    walk.setTraversal(NarrowTraversal::LeafWalk);
+    never.setRebuildRatio(0);
+    PlyMesh soup = driftingSoup(count, size, 5, speed, 0, corner);
+    for (TriangleMeshSet* set : {&fronts, &walk, &never}) {
+        set->addMesh(soup.positions.data(), 3 * count, soup.indices.data(), count);
+        if (volumes == Volumes::Obb) set->setBoundingVolume(0, BoundingVolume::Obb);
+    }
+    std::uint32_t restructured = 0, rebuilds = 0;
+    double worst = 1, worstNever = 1;
+    for (int frame = 0; frame < 60; ++frame) {
+        soup = driftingSoup(count, size, 5, speed, frame, corner);
+        std::vector<TriangleContact> a, b, c;
+        for (TriangleMeshSet* set : {&fronts, &walk, &never}) set->setPositions(0, soup.positions.data());
+        fronts.findSelfContacts(0, a);
+        walk.findSelfContacts(0, b);
+        never.findSelfContacts(0, c);
+        const std::string invalid = fronts.validate();
+        INFO("frame " << frame << ": " << invalid);
+        REQUIRE(invalid.empty());
+        // The kept front and the walk's fresh one choose the same subtrees, so the trees agree.
+        REQUIRE(fronts.stats().subtreesRestructured == walk.stats().subtreesRestructured);
+        REQUIRE(fronts.stats().leavesRestructured == walk.stats().leavesRestructured);
+        REQUIRE(fronts.stats().rebuilt == walk.stats().rebuilt);
+        REQUIRE(fronts.treeSnapshot(0).nodes.size() == walk.treeSnapshot(0).nodes.size());
+        // A restructuring carries the front over: it is updated, not generated anew.
+        REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || fronts.stats().rebuilt > 0 ? 1u : 0u));
+        REQUIRE(sameFront(fronts.front(0, 0), walk.front(0, 0)));
+        REQUIRE(sameContacts(a, b));
+        REQUIRE(sameContacts(a, c));
+        if (frame % 20 == 0) REQUIRE(sameContacts(a, bruteForceContacts(oracleOf(soup, 0), nullptr)));
+        // Each restructuring touches at most half of the tree.
+        REQUIRE(2 * fronts.stats().leavesRestructured <= count);
+        if (frame > 0) {
+            restructured += fronts.stats().subtreesRestructured;
+            rebuilds += fronts.stats().rebuilt;
+        }
+        worst = std::max(worst, fronts.stats().worstQualityRatio);
+        worstNever = std::max(worstNever, never.stats().worstQualityRatio);
+    }
+    INFO("subtrees restructured " << restructured << ", rebuilds " << rebuilds << ", worst ratio " << worst
+                                  << " (never: " << worstNever << ")");
+    CHECK(restructured >= 2);
+    CHECK(worst < 2 * cDefaultRebuildRatio);
+    CHECK(worstNever > 2 * cDefaultRebuildRatio);
+}
+
+TEST_CASE("Fronts between meshes are carried over when either mesh is restructured", "[narrow][front]") {
+    // Two soups whose corners drift: each self front restructures its mesh, and the front between
+    // them is carried over as a query tree (mesh 0) and as the other tree (mesh 1) changes.
+    const std::uint32_t count = 6000;
+    TriangleMeshSet fronts(2), walk(2);
+    walk.setTraversal(NarrowTraversal::LeafWalk);
+    const auto soupAt = [&](std::uint32_t seed, int frame) {
+        return driftingSoup(count, 0.05, seed, 0.03, frame, 0.0);
+    };
+    for (TriangleMeshSet* set : {&fronts, &walk}) {
+        for (std::uint32_t seed : {11u, 12u}) {
+            const PlyMesh soup = soupAt(seed, 0);
+            set->addMesh(soup.positions.data(), 3 * count, soup.indices.data(), count);
+        }
+    }
+    const std::vector<MeshPairQuery> queries{{0, 0}, {1, 1}, {0, 1}};
+    std::uint32_t restructured = 0;
+    for (int frame = 0; frame < 60; ++frame) {
+        const PlyMesh first = soupAt(11, frame), second = soupAt(12, frame);
+        std::vector<TriangleContact> a, b;
+        for (TriangleMeshSet* set : {&fronts, &walk}) {
+            set->setPositions(0, first.positions.data());
+            set->setPositions(1, second.positions.data());
+        }
+        fronts.findContacts(queries.data(), 3, a);
+        walk.findContacts(queries.data(), 3, b);
+        INFO("frame " << frame);
+        REQUIRE(fronts.validate().empty());
+        REQUIRE(fronts.stats().subtreesRestructured == walk.stats().subtreesRestructured);
+        REQUIRE(sameContacts(a, b));
+        for (const MeshPairQuery& q : queries)
+            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.front(q.meshA, q.meshB)));
+        if (frame % 20 == 0) {
+            const OracleMesh x = oracleOf(first, 0), y = oracleOf(second, 1);
+            std::vector<TriangleContact> oracle = bruteForceContacts(x, nullptr);
+            const std::vector<TriangleContact> other = bruteForceContacts(y, nullptr);
+            const std::vector<TriangleContact> between = bruteForceContacts(x, &y);
+            oracle.insert(oracle.end(), between.begin(), between.end());
+            oracle.insert(oracle.end(), other.begin(), other.end());
+            REQUIRE(sameContacts(a, oracle));
+        }
+        if (frame > 0) restructured += fronts.stats().subtreesRestructured;
+    }
+    CHECK(restructured >= 2);
+}
+
+TEST_CASE("Restructuring the root's range equals a fresh build; other subtrees keep their nodes", "[narrow][front]") {
+    const PlyMesh soup = driftingSoup(3000, 0.05, 9, 0.03, 0);
+    const PlyMesh later = driftingSoup(3000, 0.05, 9, 0.03, 40);
+    const auto boxesOf = [](const PlyMesh& mesh) {
+        std::vector<NarrowBox> boxes;
+        for (std::uint32_t t = 0; t < mesh.indices.size() / 3; ++t)
+            boxes.push_back(triangleBox(loadTriangle(mesh.positions.data(), mesh.indices.data(), t, nullptr)));
+        return boxes;
+    };
+    const std::vector<NarrowBox> before = boxesOf(soup), after = boxesOf(later);
+    const auto count = static_cast<std::uint32_t>(before.size());
+    Lbvh refitted, fresh;
+    refitted.build(before.data(), count, 2);
+    refitted.refit(after.data(), 2);
+    fresh.build(after.data(), count, 2);
+    const std::vector<LbvhNode> old = refitted.nodes();
+
+    // One subtree two levels down: the nodes outside it keep their topology and boxes.
+    const std::uint32_t root = old[1].child + 1;
+    REQUIRE(!isLeaf(old[root]));
+    const NodeRange subtree{root, refitted.escapes()[root]};
+    refitted.restructure(after.data(), {subtree}, 2);
+    REQUIRE(refitted.validate(refitted.nodes(), after.data()).empty());
+    for (std::uint32_t n = 0; n < old.size(); ++n) {
+        if (n >= subtree.begin && n < subtree.end) continue;
+        REQUIRE(std::memcmp(&old[n], &refitted.nodes()[n], sizeof(LbvhNode)) == 0);
+    }
+    REQUIRE(refitted.nodes()[root].parent == old[root].parent);
+
+    // The whole tree restructured is the tree built anew over the same boxes.
+    refitted.restructure(after.data(), {NodeRange{0, static_cast<std::uint32_t>(old.size())}}, 2);
+    REQUIRE(refitted.validate(refitted.nodes(), after.data()).empty());
+    REQUIRE(std::memcmp(refitted.nodes().data(), fresh.nodes().data(), old.size() * sizeof(LbvhNode)) == 0);
+    REQUIRE(refitted.escapes() == fresh.escapes());
+    REQUIRE(refitted.leafNodes() == fresh.leafNodes());
+}
+
 TEST_CASE("Rigid meshes are never rebuilt on quality, and the ratio is checked", "[narrow][front]") {
     TriangleMeshSet set(2);
     const PlyMesh torus = torusMesh(40, 14, 1.0, 0.55);

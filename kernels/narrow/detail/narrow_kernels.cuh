@@ -3,6 +3,7 @@
 
 #include "kernels/common/launch.h"
 #include "kernels/narrow/bvtt_front_ops.h"
+#include "kernels/narrow/front_log.h"
 #include "kernels/narrow/lbvh_ops.h"
 #include "kernels/narrow/triangle_ops.h"
 
@@ -102,31 +103,72 @@ __global__ void __launch_bounds__(cBlockSize)
 }
 
 /// Writes the depth-first nodes (boxes empty until the refit), escape indices, the triangle to
-/// leaf map and the depth-first leaf list.
+/// leaf map and the depth-first leaf list, from node `base` and leaf position `*firstLeaf` (0
+/// when null) on: a whole tree (base 0, the root without parent), or a subtree rebuilt in place
+/// (its root keeps the parent it had).
 __global__ void __launch_bounds__(cBlockSize)
     writeDepthFirstNodes(const KarrasNode* karras, const std::uint32_t* parentOfInternal,
                          const std::uint32_t* parentOfLeaf, const std::uint32_t* internalIndex,
                          const std::uint32_t* leafIndex, const std::uint32_t* order, std::uint32_t count,
-                         LbvhNode* nodes, std::uint32_t* escape, std::uint32_t* leafOfTriangle, std::uint32_t* leaves) {
+                         std::uint32_t base, const std::uint32_t* firstLeaf, bool keepRootParent, LbvhNode* nodes,
+                         std::uint32_t* escape, std::uint32_t* leafOfTriangle, std::uint32_t* leaves) {
     const std::uint64_t item = globalThreadIndex();
     if (item + 1 >= 2ull * count) return;
     if (item + 1 < count) {
         const KarrasNode k = karras[item];
-        const std::uint32_t index = internalIndex[item];
-        const std::uint32_t right = k.split + 1 == k.last ? leafIndex[k.split + 1] : internalIndex[k.split + 1];
+        const std::uint32_t index = base + internalIndex[item];
+        const std::uint32_t right =
+            base + (k.split + 1 == k.last ? leafIndex[k.split + 1] : internalIndex[k.split + 1]);
         const std::uint32_t link = parentOfInternal[item];
-        nodes[index] = LbvhNode{emptyBox(), right, link == cNoNode ? cNoNode : internalIndex[link & ~cRightChild]};
+        const std::uint32_t parent = link != cNoNode ? base + internalIndex[link & ~cRightChild]
+                                                     : (keepRootParent ? nodes[index].parent : cNoNode);
+        nodes[index] = LbvhNode{emptyBox(), right, parent};
         escape[index] = index + 2 * (k.last - k.first + 1) - 1;
     } else {
         const auto s = static_cast<std::uint32_t>(item - (count - 1));
-        const std::uint32_t index = leafIndex[s];
+        const std::uint32_t index = base + leafIndex[s];
         const std::uint32_t link = parentOfLeaf[s];
-        nodes[index] =
-            LbvhNode{emptyBox(), cLeafFlag | order[s], link == cNoNode ? cNoNode : internalIndex[link & ~cRightChild]};
+        // A lone leaf is a whole tree of one triangle (a restructured subtree has two or more).
+        const std::uint32_t parent = link == cNoNode ? cNoNode : base + internalIndex[link & ~cRightChild];
+        nodes[index] = LbvhNode{emptyBox(), cLeafFlag | order[s], parent};
         escape[index] = index + 1;
         leafOfTriangle[order[s]] = index;
-        leaves[s] = index;
+        leaves[(firstLeaf != nullptr ? *firstLeaf : 0u) + s] = index;
     }
+}
+
+/// The depth-first position of the first leaf of each subtree: a node's index is twice the
+/// leaves before it plus the left turns on its path (depthFirstIndex), in any depth-first tree.
+__global__ void __launch_bounds__(cBlockSize)
+    locateSubtrees(const LbvhNode* nodes, const NodeRange* subtrees, std::uint32_t count, std::uint32_t* firstLeaves) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= count) return;
+    const std::uint32_t root = subtrees[i].begin;
+    std::uint32_t leftTurns = 0;
+    for (std::uint32_t n = root, p = nodes[n].parent; p != cNoNode; n = p, p = nodes[p].parent) {
+        leftTurns += n == p + 1 ? 1u : 0u;
+    }
+    firstLeaves[i] = (root - leftTurns) / 2;
+}
+
+/// The leaves of a subtree in depth-first order from leaf position `*firstLeaf`: their
+/// triangles and boxes, for the subtree's Morton codes.
+__global__ void __launch_bounds__(cBlockSize)
+    gatherSubtreeLeaves(const LbvhNode* nodes, const std::uint32_t* leaves, const std::uint32_t* firstLeaf,
+                        std::uint32_t count, const NarrowBox* leafBoxes, NarrowBox* boxes, std::uint32_t* triangles) {
+    const std::uint64_t j = globalThreadIndex();
+    if (j >= count) return;
+    const std::uint32_t triangle = leafTriangle(nodes[leaves[*firstLeaf + j]]);
+    triangles[j] = triangle;
+    boxes[j] = leafBoxes[triangle];
+}
+
+/// The triangle of each sorted position of a subtree (its sorted order held positions).
+__global__ void __launch_bounds__(cBlockSize)
+    mapSortedTriangles(const std::uint32_t* triangles, const std::uint32_t* sortedPositions, std::uint32_t count,
+                       std::uint32_t* sortedTriangles) {
+    const std::uint64_t j = globalThreadIndex();
+    if (j < count) sortedTriangles[j] = triangles[sortedPositions[j]];
 }
 
 /// A box read past the L1 cache (written by another block of this launch).
@@ -168,10 +210,11 @@ __device__ __forceinline__ NarrowObb loadObbCoherent(const NarrowObb* obb) {
 
 /// Bottom-up OBB refit over the tree's topology, like refitTree (same merge order as the CPU):
 /// each leaf's around its triangle (own frame), each parent's fitted anew, or along the axes
-/// `obbs` holds when `keepAxes`.
+/// `obbs` holds when `keepAxes` and the parent lies outside the `fitAnewCount` ranges `fitAnew`.
 __global__ void __launch_bounds__(cBlockSize)
     refitObbTree(const float* positions, const std::uint32_t* indices, const std::uint32_t* leafOfTriangle,
-                 std::uint32_t count, const LbvhNode* nodes, bool keepAxes, NarrowObb* obbs, std::uint32_t* arrivals) {
+                 std::uint32_t count, const LbvhNode* nodes, bool keepAxes, const NodeRange* fitAnew,
+                 std::uint32_t fitAnewCount, NarrowObb* obbs, std::uint32_t* arrivals) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
     const std::uint32_t index = leafOfTriangle[t];
@@ -181,7 +224,9 @@ __global__ void __launch_bounds__(cBlockSize)
         if (atomicAdd(&arrivals[p], 1u) == 0) return;
         __threadfence();
         const NarrowObb left = loadObbCoherent(&obbs[p + 1]), right = loadObbCoherent(&obbs[nodes[p].child]);
-        obbs[p] = keepAxes ? mergeObbsAlong(obbs[p].axis, left, right) : mergeObbs(left, right);
+        obbs[p] = keepAxes && rangeHolding(fitAnew, fitAnewCount, p) == nullptr
+                      ? mergeObbsAlong(obbs[p].axis, left, right)
+                      : mergeObbs(left, right);
     }
 }
 
@@ -238,6 +283,53 @@ __global__ void __launch_bounds__(cBlockSize)
     } else {
         updateFrontEntry(query, other, self, front, i, writer);
     }
+}
+
+/// Carry-over of a front to restructured trees, first pass: what each item emits, counted.
+__global__ void __launch_bounds__(cBlockSize)
+    countCarriedFront(FrontTree query, FrontTree other, bool self, RestructuredRanges inQuery,
+                      RestructuredRanges inOther, const FrontEntry* front, std::uint64_t size, std::uint32_t* counts) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i > size) return;
+    FrontCounter counter;
+    restructureFrontEntry(query, other, self, inQuery, inOther, front, size, i, counter);
+    counts[i] = counter.fronts;
+}
+
+/// Carry-over of a front, second pass: each item writes its entries from its offset.
+__global__ void __launch_bounds__(cBlockSize)
+    writeCarriedFront(FrontTree query, FrontTree other, bool self, RestructuredRanges inQuery,
+                      RestructuredRanges inOther, const FrontEntry* front, std::uint64_t size,
+                      const std::uint32_t* offsets, FrontEntry* next) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i > size) return;
+    FrontWriter writer{next + offsets[i], nullptr};
+    restructureFrontEntry(query, other, self, inQuery, inOther, front, size, i, writer);
+}
+
+/// The front log's histogram: counts[node + 1] of every entry's node (counts zeroed before), so
+/// that an inclusive scan of counts gives the exclusive prefix sums per node.
+__global__ void __launch_bounds__(cBlockSize)
+    countFrontLog(const FrontEntry* entries, std::uint64_t size, unsigned long long* counts) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < size) atomicAdd(counts + entries[i].node + 1, 1ull);
+}
+
+/// Flags the nodes subtreeChosen picks, beside every node's index (what the selection keeps).
+__global__ void __launch_bounds__(cBlockSize)
+    flagChosenSubtrees(FrontTree tree, FrontLogView current, FrontLogView reference, double ratio, std::uint8_t* chosen,
+                       std::uint32_t* ids) {
+    const std::uint64_t n = globalThreadIndex();
+    if (n >= tree.nodeCount) return;
+    chosen[n] = subtreeChosen(tree, current, reference, static_cast<std::uint32_t>(n), ratio) ? 1 : 0;
+    ids[n] = static_cast<std::uint32_t>(n);
+}
+
+/// The ranges of the `*count` chosen nodes (selected in node order).
+__global__ void __launch_bounds__(cBlockSize) chosenRanges(const std::uint32_t* nodes, const std::uint32_t* escape,
+                                                           const std::uint32_t* count, NodeRange* ranges) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < *count) ranges[i] = NodeRange{nodes[i], escape[nodes[i]]};
 }
 
 /// What the exact tests read of one mesh.

@@ -22,23 +22,60 @@ struct FrontLogView {
     const std::uint64_t* hitOffsets;   ///< Exclusive prefix sums of overlapping leaf pairs per node.
 };
 
-/// Whether node n of `tree` is an internal node whose subtree is degraded (subtreeDegraded)
-/// between the `reference` log and the `current` one.
+/// How much the measure of node n's subtree (entries per overlapping leaf pair and leaf) has
+/// grown from the `reference` log to the `current` one; huge when no entry stopped there before.
+BULLETGPU_HD double subtreeGrowth(const FrontTree& tree, FrontLogView current, FrontLogView reference,
+                                  std::uint32_t n) {
+    const std::uint32_t end = tree.escape[n];
+    const double leaves = subtreeLeaves(n, end);
+    const double entries = static_cast<double>(current.entryOffsets[end] - current.entryOffsets[n]);
+    const double hits = static_cast<double>(current.hitOffsets[end] - current.hitOffsets[n]);
+    const double referenceEntries = static_cast<double>(reference.entryOffsets[end] - reference.entryOffsets[n]);
+    const double referenceHits = static_cast<double>(reference.hitOffsets[end] - reference.hitOffsets[n]);
+    if (referenceEntries == 0) return 1e300;
+    return (entries * (referenceHits + leaves)) / (referenceEntries * (hits + leaves));
+}
+
+/// Whether node n of `tree` is an internal node whose subtree may be restructured: it holds 2
+/// to half of the leaves and cMinEntriesForRestructure entries, and its measure has grown by
+/// more than `ratio`.
 BULLETGPU_HD bool subtreeEligible(const FrontTree& tree, FrontLogView current, FrontLogView reference, std::uint32_t n,
                                   double ratio) {
     if (isLeaf(tree.nodes[n])) return false;
     const std::uint32_t end = tree.escape[n];
-    return subtreeDegraded(
-        current.entryOffsets[end] - current.entryOffsets[n], current.hitOffsets[end] - current.hitOffsets[n],
-        reference.entryOffsets[end] - reference.entryOffsets[n], reference.hitOffsets[end] - reference.hitOffsets[n],
-        subtreeLeaves(n, end), tree.leafCount, ratio);
+    const std::uint32_t leaves = subtreeLeaves(n, end);
+    if (leaves < 2 || 2ull * leaves > tree.leafCount) return false;
+    if (current.entryOffsets[end] - current.entryOffsets[n] < cMinEntriesForRestructure) return false;
+    return subtreeGrowth(tree, current, reference, n) > ratio;
 }
 
-/// Whether node n is chosen for restructuring: eligible, and no ancestor of it is.
+/// The child of eligible node p where its degradation lies, or cNoNode: an eligible child that
+/// has grown more than p while its sibling is not eligible. Restructuring the child then mends
+/// what restructuring p would, over fewer leaves.
+BULLETGPU_HD std::uint32_t degradedChild(const FrontTree& tree, FrontLogView current, FrontLogView reference,
+                                         std::uint32_t p, double ratio) {
+    if (!subtreeEligible(tree, current, reference, p, ratio)) return cNoNode;
+    const std::uint32_t left = p + 1, right = tree.nodes[p].child;
+    const bool leftEligible = subtreeEligible(tree, current, reference, left, ratio);
+    const bool rightEligible = subtreeEligible(tree, current, reference, right, ratio);
+    if (leftEligible == rightEligible) return cNoNode;
+    const std::uint32_t child = leftEligible ? left : right;
+    return subtreeGrowth(tree, current, reference, child) > subtreeGrowth(tree, current, reference, p) ? child
+                                                                                                       : cNoNode;
+}
+
+/// Whether node n is chosen for restructuring: the end of the chain of degraded children from
+/// the highest eligible node on its path (no ancestor of that node is eligible).
 BULLETGPU_HD bool subtreeChosen(const FrontTree& tree, FrontLogView current, FrontLogView reference, std::uint32_t n,
                                 double ratio) {
     if (!subtreeEligible(tree, current, reference, n, ratio)) return false;
-    for (std::uint32_t p = tree.nodes[n].parent; p != cNoNode; p = tree.nodes[p].parent) {
+    if (degradedChild(tree, current, reference, n, ratio) != cNoNode) return false;
+    std::uint32_t top = n;
+    for (std::uint32_t p = tree.nodes[top].parent;
+         p != cNoNode && degradedChild(tree, current, reference, p, ratio) == top; p = tree.nodes[p].parent) {
+        top = p;
+    }
+    for (std::uint32_t p = tree.nodes[top].parent; p != cNoNode; p = tree.nodes[p].parent) {
         if (subtreeEligible(tree, current, reference, p, ratio)) return false;
     }
     return true;

@@ -38,15 +38,21 @@ void FrontLog::record(std::uint32_t nodeCount, const std::vector<FrontEntry>& fr
 
 void chooseSubtrees(const FrontTree& other, const FrontLog& current, const FrontLog& reference, double ratio,
                     std::vector<NodeRange>& out) {
-    // In depth-first order an ancestor comes first: the first eligible node on a path is chosen.
+    // In depth-first order an ancestor comes first: the first eligible node on a path starts a
+    // chain of degraded children, whose end is chosen (subtreeChosen).
     std::uint32_t n = 0;
     while (n < other.nodeCount) {
-        if (subtreeEligible(other, current.view(), reference.view(), n, ratio)) {
-            out.push_back(NodeRange{n, other.escape[n]});
-            n = other.escape[n];
-        } else {
+        if (!subtreeEligible(other, current.view(), reference.view(), n, ratio)) {
             ++n;
+            continue;
         }
+        std::uint32_t chosen = n;
+        for (std::uint32_t child = n; child != cNoNode;
+             child = degradedChild(other, current.view(), reference.view(), chosen, ratio)) {
+            chosen = child;
+        }
+        out.push_back(NodeRange{chosen, other.escape[chosen]});
+        n = other.escape[n];
     }
 }
 

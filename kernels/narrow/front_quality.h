@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "kernels/common/host_device.h"
-
 #include <cstdint>
 
 /// The trees' quality as the fronts see it, and when to rebuild (after Wang, Tang et al.,
@@ -18,11 +16,12 @@
 /// Once a later query's measure exceeds the reference by the rebuild ratio, the front log
 /// (front_log.h) finds where: the same measure per subtree of the other tree (entries and
 /// overlapping leaf pairs that stop inside it, and its leaves) against the same at the reference
-/// query or at the first query after the last restructuring. The largest subtrees whose measure
-/// grew by the ratio and that hold at most half the leaves are rebuilt in place before the next
-/// query (section 4.2) and the fronts carried over (4.3). When none qualifies, when together they
-/// hold over half the leaves, or when the query right after a restructuring is still degraded,
-/// the whole tree is built anew.
+/// query or at the first query after the last restructuring. From the largest subtrees whose
+/// measure grew by the ratio and that hold at most half the leaves, the search narrows to a
+/// child while the degradation lies in it alone; those subtrees are rebuilt in place before the
+/// next query (section 4.2) and the fronts carried over (4.3). When none qualifies, when together
+/// they hold over half the leaves, or when the query right after a restructuring is still
+/// degraded, the whole tree is built anew.
 
 namespace bulletgpu {
 
@@ -61,18 +60,6 @@ inline bool recordFrontQuality(FrontQuality& quality, std::uint64_t entries, std
         return false;
     }
     return rebuildRatio > 0 && entries >= cMinEntriesForRebuild && quality.last > rebuildRatio * quality.reference;
-}
-
-/// Whether the subtree of an internal node, holding `leaves` of the tree's `treeLeaves` leaves,
-/// is degraded: `entries` front entries and `hits` overlapping leaf pairs stop inside it now,
-/// `referenceEntries` and `referenceHits` did at the reference query, and the measure has grown
-/// by more than `ratio` since. Subtrees of over half the leaves or with few entries do not qualify.
-BULLETGPU_HD bool subtreeDegraded(std::uint64_t entries, std::uint64_t hits, std::uint64_t referenceEntries,
-                                  std::uint64_t referenceHits, std::uint32_t leaves, std::uint32_t treeLeaves,
-                                  double ratio) {
-    if (leaves < 2 || 2ull * leaves > treeLeaves || entries < cMinEntriesForRestructure) return false;
-    return static_cast<double>(entries) * static_cast<double>(referenceHits + leaves) >
-           ratio * static_cast<double>(referenceEntries) * static_cast<double>(hits + leaves);
 }
 
 } // namespace bulletgpu

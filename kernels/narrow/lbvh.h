@@ -21,8 +21,9 @@ namespace bulletgpu {
 /// are reused, so rebuilding or refitting a tree of settled size allocates nothing.
 class Lbvh {
 public:
-    /// Builds the tree over `count` leaf boxes (leaf t holds triangle t) on up to `threads`.
-    void build(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
+    /// Builds the tree over `count` leaf boxes (leaf t holds triangle t) on up to `threads`,
+    /// with the Morton codes of the box centres taken in `frame` (restructure keeps it).
+    void build(const NarrowBox* leafBoxes, std::uint32_t count, int threads, const MortonFrame& frame = {});
 
     /// Rebuilds each subtree of `subtrees` (sorted, disjoint, internal roots) in place over the
     /// same leaves, from Morton codes within the subtree's own bounds, then refits every box
@@ -85,6 +86,7 @@ private:
     std::vector<std::uint32_t> m_escape;    ///< Node after each node's subtree.
     std::vector<std::uint32_t> m_leafOrder; ///< Leaf nodes in depth-first order.
     std::uint64_t m_buildCount = 0;
+    MortonFrame m_frame;                                      ///< The frame of the Morton codes.
     std::vector<std::uint32_t> m_codes;                       ///< Sorted Morton codes.
     std::vector<std::uint32_t> m_order;                       ///< Triangle of each sorted position.
     std::vector<NarrowBox> m_subtreeBoxes;                    ///< Leaf boxes of a restructured subtree.
@@ -95,5 +97,11 @@ private:
     std::size_t m_arrivalCapacity = 0;
     RadixSorterCpu m_sorter;
 };
+
+/// The principal frame of a triangle mesh (gProximity section 4.4): the mean of its triangle
+/// centroids and the eigenvectors of their covariance, in double, in deterministic passes (the
+/// same frame for both backends). Absent for fewer than two triangles, and when the centroids'
+/// box in it is not clearly smaller than in the mesh's own axes.
+MortonFrame principalFrame(const float* positions, const std::uint32_t* indices, std::uint32_t triangleCount);
 
 } // namespace bulletgpu

@@ -4,12 +4,17 @@
 #include "kernels/narrow/lbvh.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace bulletgpu {
 namespace {
 
 /// Below this many leaves a step runs on one thread.
 constexpr std::int64_t cParallelLeaves = 4096;
+
+/// The principal frame is used when the centroids' box in it has at most this share of the
+/// surface of their box in the mesh's own axes.
+constexpr double cPrincipalFrameGain = 0.9;
 
 /// Threads for a step over `count` leaves.
 int threadsFor(std::int64_t count, int threads) { return count >= cParallelLeaves ? std::max(1, threads) : 1; }
@@ -21,7 +26,7 @@ void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threa
     float lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
 #pragma omp parallel for num_threads(threadsFor(n, threads)) reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
     for (std::int64_t t = 0; t < n; ++t) {
-        const NarrowBox c = centreBox(leafBoxes[t]);
+        const NarrowBox c = mortonCentre(leafBoxes[t], m_frame);
         lx = std::min(lx, c.lo[0]), ly = std::min(ly, c.lo[1]), lz = std::min(lz, c.lo[2]);
         hx = std::max(hx, c.hi[0]), hy = std::max(hy, c.hi[1]), hz = std::max(hz, c.hi[2]);
     }
@@ -31,13 +36,14 @@ void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threa
     m_order.resize(count);
 #pragma omp parallel for num_threads(threadsFor(n, threads))
     for (std::int64_t t = 0; t < n; ++t) {
-        m_codes[t] = leafMortonCode(leafBoxes[t], centres, scale);
+        m_codes[t] = leafMortonCode(leafBoxes[t], m_frame, centres, scale);
         m_order[t] = static_cast<std::uint32_t>(t);
     }
     m_sorter.sortPairs(m_codes, m_order, count, threads);
 }
 
-void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads) {
+void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads, const MortonFrame& frame) {
+    m_frame = frame;
     m_leafCount = count;
     ++m_buildCount;
     m_leafNode.resize(count);
@@ -233,6 +239,60 @@ std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* 
     }
     if (std::find(seen.begin(), seen.end(), 0) != seen.end()) return "a leaf is missing";
     return {};
+}
+
+MortonFrame principalFrame(const float* positions, const std::uint32_t* indices, std::uint32_t triangleCount) {
+    MortonFrame frame;
+    if (triangleCount < 2) return frame;
+    const auto centroid = [&](std::uint32_t t, double* c) {
+        for (int k = 0; k < 3; ++k) {
+            c[k] = (double(positions[3 * indices[3 * t] + k]) + positions[3 * indices[3 * t + 1] + k] +
+                    positions[3 * indices[3 * t + 2] + k]) /
+                   3;
+        }
+    };
+    double mean[3] = {0, 0, 0};
+    for (std::uint32_t t = 0; t < triangleCount; ++t) {
+        double c[3];
+        centroid(t, c);
+        for (int k = 0; k < 3; ++k) mean[k] += c[k];
+    }
+    for (double& m : mean) m /= triangleCount;
+    double covariance[3][3] = {};
+    for (std::uint32_t t = 0; t < triangleCount; ++t) {
+        double c[3];
+        centroid(t, c);
+        for (int i = 0; i < 3; ++i) {
+            for (int j = 0; j < 3; ++j) covariance[i][j] += (c[i] - mean[i]) * (c[j] - mean[j]);
+        }
+    }
+    symmetricEigenvectors(covariance, frame.axis);
+    orthonormalize(frame.axis);
+    std::copy(mean, mean + 3, frame.origin);
+    // The frame serves only when the centroids' box in it is smaller than in the mesh's axes
+    // (an axis-aligned square has no preferred axes in its plane, and a turn would only hurt).
+    double lo[2][3], hi[2][3];
+    for (int f = 0; f < 2; ++f) {
+        std::fill(lo[f], lo[f] + 3, INFINITY);
+        std::fill(hi[f], hi[f] + 3, -INFINITY);
+    }
+    for (std::uint32_t t = 0; t < triangleCount; ++t) {
+        double c[3];
+        centroid(t, c);
+        const double d[3] = {c[0] - mean[0], c[1] - mean[1], c[2] - mean[2]};
+        for (int k = 0; k < 3; ++k) {
+            const double turned = dot3(frame.axis[k], d);
+            lo[0][k] = std::min(lo[0][k], c[k]), hi[0][k] = std::max(hi[0][k], c[k]);
+            lo[1][k] = std::min(lo[1][k], turned), hi[1][k] = std::max(hi[1][k], turned);
+        }
+    }
+    double area[2];
+    for (int f = 0; f < 2; ++f) {
+        const double x = hi[f][0] - lo[f][0], y = hi[f][1] - lo[f][1], z = hi[f][2] - lo[f][2];
+        area[f] = x * y + y * z + z * x;
+    }
+    frame.present = area[1] < cPrincipalFrameGain * area[0];
+    return frame;
 }
 
 } // namespace bulletgpu

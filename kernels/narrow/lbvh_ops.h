@@ -42,7 +42,7 @@ BULLETGPU_HD int leadingZeros64(std::uint64_t x) {
 #endif
 }
 
-/// A box holding only the centre of `box` (what the Morton bounds reduce over).
+/// A box holding only the centre of `box`.
 BULLETGPU_HD NarrowBox centreBox(const NarrowBox& box) {
     NarrowBox c;
     for (int k = 0; k < 3; ++k) c.lo[k] = c.hi[k] = 0.5f * (box.lo[k] + box.hi[k]);
@@ -58,9 +58,31 @@ BULLETGPU_HD float mortonScale(const NarrowBox& centres) {
     return 1.0f / extent;
 }
 
-/// Morton code of a leaf box's centre within the centres' bounds.
-BULLETGPU_HD std::uint32_t leafMortonCode(const NarrowBox& box, const NarrowBox& centres, float scale) {
-    const NarrowBox c = centreBox(box);
+/// The frame Morton codes are computed in (gProximity section 4.4, for rigid meshes): points
+/// are moved to `origin` and projected on the orthonormal rows of `axis`; the mesh's own axes
+/// when not `present`.
+struct MortonFrame {
+    double origin[3] = {0, 0, 0};                          ///< The frame's origin.
+    double axis[3][3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}; ///< The frame's axes (rows).
+    bool present = false;                                  ///< False: the mesh's own axes.
+};
+
+/// The point where a leaf box's Morton code is taken: its centre, in `frame` when present.
+BULLETGPU_HD NarrowBox mortonCentre(const NarrowBox& box, const MortonFrame& frame) {
+    NarrowBox c = centreBox(box);
+    if (!frame.present) return c;
+    const double d[3] = {c.lo[0] - frame.origin[0], c.lo[1] - frame.origin[1], c.lo[2] - frame.origin[2]};
+    for (int k = 0; k < 3; ++k) {
+        const double* a = frame.axis[k];
+        c.lo[k] = c.hi[k] = static_cast<float>((a[0] * d[0] + a[1] * d[1]) + a[2] * d[2]);
+    }
+    return c;
+}
+
+/// Morton code of a leaf box's centre (in `frame`) within the centres' bounds (in the same frame).
+BULLETGPU_HD std::uint32_t leafMortonCode(const NarrowBox& box, const MortonFrame& frame, const NarrowBox& centres,
+                                          float scale) {
+    const NarrowBox c = mortonCentre(box, frame);
     return mortonCode30((c.lo[0] - centres.lo[0]) * scale, (c.lo[1] - centres.lo[1]) * scale,
                         (c.lo[2] - centres.lo[2]) * scale);
 }

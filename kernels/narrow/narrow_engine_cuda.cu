@@ -54,6 +54,8 @@ struct DeviceMesh {
     DeviceBuffer<LbvhNode> worldNodes;      ///< Same topology, transformed boxes.
     DeviceBuffer<std::uint32_t> escape, leafOfTriangle, leaves;
     DeviceTransform transform{};
+    MortonFrame frame;      ///< The principal frame while rigid (for builds with OBBs).
+    MortonFrame builtFrame; ///< Of the last build's (restructuring keeps it, as Lbvh does).
     bool needsBuild = true;
     bool positionsChanged = false;
     bool worldStale = true;
@@ -94,12 +96,13 @@ public:
     }
 
     void addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
-                 std::uint32_t triangleCount) override {
+                 std::uint32_t triangleCount, const MortonFrame& frame) override {
         const DeviceScope scope(m_device);
         const cudaStream_t stream = m_stream.get();
         auto mesh = std::make_unique<DeviceMesh>();
         mesh->vertexCount = vertexCount;
         mesh->triangleCount = triangleCount;
+        mesh->frame = frame;
         mesh->positions.reserve(3ull * vertexCount, stream);
         mesh->indices.reserve(3ull * triangleCount, stream);
         if (vertexCount > 0) {
@@ -123,6 +126,7 @@ public:
         }
         mesh.positionsChanged = true;
         mesh.worldStale = true;
+        mesh.frame = MortonFrame{};
     }
 
     void setTransform(std::uint32_t index, const double* transform) override {
@@ -192,10 +196,10 @@ public:
 private:
     /// Builds the mesh's tree topology on the device (boxes follow in refit).
     void buildTopology(DeviceMesh& mesh);
-    /// Sorts `count` leaf boxes by their Morton codes within their own bounds and lays the tree
-    /// over them out depth-first from node `base` and leaf position `*firstLeaf` (0 when null):
-    /// `triangles` names the triangle of each box (null: box t is triangle t); the root keeps
-    /// its parent when `keepRootParent`.
+    /// Sorts `count` leaf boxes by their Morton codes (in mesh.builtFrame) within their own
+    /// bounds and lays the tree over them out depth-first from node `base` and leaf position
+    /// `*firstLeaf` (0 when null): `triangles` names the triangle of each box (null: box t is
+    /// triangle t); the root keeps its parent when `keepRootParent`.
     void layOutSorted(DeviceMesh& mesh, const NarrowBox* boxes, const std::uint32_t* triangles, std::uint32_t count,
                       std::uint32_t base, const std::uint32_t* firstLeaf, bool keepRootParent);
     /// Rebuilds the subtrees `mesh.restructured` in place (topology only), as Lbvh::restructure.
@@ -278,6 +282,8 @@ void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
     mesh.escape.reserve(mesh.nodeCount(), stream);
     mesh.leaves.reserve(mesh.triangleCount, stream);
     mesh.leafOfTriangle.reserve(mesh.triangleCount, stream);
+    // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not.
+    mesh.builtFrame = mesh.volume == BoundingVolume::Obb ? mesh.frame : MortonFrame{};
     layOutSorted(mesh, mesh.leafBoxes.data(), nullptr, mesh.triangleCount, 0, nullptr, false);
     ++mesh.buildCount;
 }
@@ -298,13 +304,14 @@ void NarrowEngineCuda::layOutSorted(DeviceMesh& mesh, const NarrowBox* boxes, co
     m_internalIndex.reserve(n, stream);
     m_leafIndex.reserve(n, stream);
 
-    launchPerItem(stream, n, detail::computeCentreBoxes, boxes, n, m_centres.data());
+    launchPerItem(stream, n, detail::computeCentreBoxes, boxes, n, mesh.builtFrame, m_centres.data());
     std::size_t bytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceReduce::Reduce(nullptr, bytes, m_centres.data(), m_bounds.data(),
                                                  static_cast<std::int64_t>(n), MergeBoxes{}, emptyBox(), stream));
     BULLETGPU_CUDA_TRY(cub::DeviceReduce::Reduce(scratch(bytes), bytes, m_centres.data(), m_bounds.data(),
                                                  static_cast<std::int64_t>(n), MergeBoxes{}, emptyBox(), stream));
-    launchPerItem(stream, n, detail::computeMortonCodes, boxes, n, m_bounds.data(), m_codes.data(), m_order.data());
+    launchPerItem(stream, n, detail::computeMortonCodes, boxes, n, mesh.builtFrame, m_bounds.data(), m_codes.data(),
+                  m_order.data());
     bytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_codes.data(), m_sortedCodes.data(),
                                                        m_order.data(), m_sortedOrder.data(),

@@ -73,10 +73,11 @@ namespace detail {
 class NarrowDeviceEngine {
 public:
     virtual ~NarrowDeviceEngine() = default;
-    /// Adds a mesh (already checked).
+    /// Adds a mesh (already checked) whose principal frame is `frame` (builds with OBBs sort in it).
     virtual void addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
-                         std::uint32_t triangleCount) = 0;
-    /// Replaces a mesh's positions; its tree is refitted at the next query.
+                         std::uint32_t triangleCount, const MortonFrame& frame) = 0;
+    /// Replaces a mesh's positions; its tree is refitted at the next query, and built in the
+    /// mesh's own axes from then on.
     virtual void setPositions(std::uint32_t mesh, const float* positions) = 0;
     /// Sets or clears (null) a mesh's transform.
     virtual void setTransform(std::uint32_t mesh, const double* transform) = 0;
@@ -135,11 +136,13 @@ public:
 
     /// Adds a mesh of `vertexCount` vertices (x, y, z floats each, finite) and `triangleCount`
     /// triangles (three vertex indices each, below vertexCount). Returns the mesh's index.
-    /// Throws std::invalid_argument on bad input.
+    /// Throws std::invalid_argument on bad input. Until its positions are first replaced the mesh
+    /// is rigid, and a build with OBBs sorts its triangles in its principal frame (principalFrame).
     std::uint32_t addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
                           std::uint32_t triangleCount);
 
-    /// Replaces the vertex positions of `mesh` (same count); its tree is refitted at the next query.
+    /// Replaces the vertex positions of `mesh` (same count); its tree is refitted at the next
+    /// query. The mesh is deforming from then on: later builds sort in its own axes.
     void setPositions(std::uint32_t mesh, const float* positions);
 
     /// Sets the rigid transform of `mesh` used by pair queries: a row-major 3x4 matrix [R | t]
@@ -150,7 +153,9 @@ public:
     void requestRebuild(std::uint32_t mesh);
 
     /// Chooses the bounding volumes of `mesh` (default Aabb); fronts are generated anew. A query
-    /// uses OBBs where both of its meshes keep them. Contacts do not depend on the choice.
+    /// uses OBBs where both of its meshes keep them. Contacts do not depend on the choice. The
+    /// tree keeps its topology until its next build, which sorts a rigid mesh with OBBs in its
+    /// principal frame (gProximity 4.4); choose before the first query to have that at once.
     void setBoundingVolume(std::uint32_t mesh, BoundingVolume volume);
     /// The bounding volumes of `mesh`.
     BoundingVolume boundingVolume(std::uint32_t mesh) const;
@@ -219,6 +224,7 @@ private:
         std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
         std::vector<LbvhNode> worldNodes;      ///< Tree with transformed boxes.
         BoundingVolume volume = BoundingVolume::Aabb;
+        MortonFrame frame;                ///< The principal frame while rigid (for builds with OBBs).
         std::vector<NarrowObb> obbs;      ///< Own frame, one per node (Obb only).
         std::vector<NarrowObb> worldObbs; ///< Transformed (Obb with a transform).
         bool needsBuild = true;

@@ -87,7 +87,8 @@ std::uint32_t TriangleMeshSet::addMesh(const float* positions, std::uint32_t ver
     Mesh mesh;
     mesh.positions.assign(positions, positions + 3 * static_cast<std::size_t>(vertexCount));
     mesh.indices.assign(indices, indices + 3 * static_cast<std::size_t>(triangleCount));
-    if (m_device) m_device->addMesh(positions, vertexCount, indices, triangleCount);
+    mesh.frame = principalFrame(positions, indices, triangleCount);
+    if (m_device) m_device->addMesh(positions, vertexCount, indices, triangleCount, mesh.frame);
     m_meshes.push_back(std::move(mesh));
     return meshCount() - 1;
 }
@@ -104,6 +105,7 @@ void TriangleMeshSet::setPositions(std::uint32_t index, const float* positions) 
     checkFinite(positions, mesh.positions.size());
     std::copy(positions, positions + mesh.positions.size(), mesh.positions.begin());
     mesh.positionsChanged = true;
+    mesh.frame = MortonFrame{};
     mesh.worldStale = true;
     if (m_device) m_device->setPositions(index, positions);
 }
@@ -193,7 +195,9 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
         computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, m_threads);
     }
     if (build) {
-        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads);
+        // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not.
+        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads,
+                        mesh.volume == BoundingVolume::Obb ? mesh.frame : MortonFrame{});
     } else if (restructure) {
         mesh.restructured.swap(mesh.pendingSubtrees);
         mesh.tree.restructure(mesh.leafBoxes.data(), mesh.restructured, m_threads);

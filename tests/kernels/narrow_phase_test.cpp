@@ -8,6 +8,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -59,6 +60,28 @@ std::vector<double> rigidTransform(double angle, double tx, double ty, double tz
 /// A rotation taking the xy plane to the xz plane (x kept), then a translation along x.
 std::vector<double> uprightTransform(double tx) { return {1, 0, 0, tx, 0, 0, -1, 0, 0, 1, 0, 0}; }
 
+/// A square cloth of side 2 on a grid of n x n vertices, turned by `turn` about z and then x.
+PlyMesh tiltedSquare(std::uint32_t n, double turn) {
+    const double c = std::cos(turn), s = std::sin(turn);
+    return gridMesh(n, n, false, false, [&](double u, double v, double* p) {
+        const double x = 2 * u - 1, z = 2 * v - 1;
+        p[0] = c * x;
+        p[1] = c * s * x - s * z;
+        p[2] = s * s * x + c * z;
+    });
+}
+
+/// Sum of the surface areas of a tree's internal OBBs (what a traversal pays for).
+double internalObbArea(const std::vector<LbvhNode>& nodes, const std::vector<NarrowObb>& obbs) {
+    double area = 0;
+    for (std::size_t n = 0; n < nodes.size(); ++n) {
+        if (isLeaf(nodes[n])) continue;
+        const double* e = obbs[n].extent;
+        area += 8 * (e[0] * e[1] + e[1] * e[2] + e[2] * e[0]);
+    }
+    return area;
+}
+
 } // namespace
 
 TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
@@ -88,6 +111,64 @@ TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
         broken[1].parent = 5;
         REQUIRE_FALSE(tree.validate(broken, nullptr).empty());
     }
+}
+
+TEST_CASE("Rigid meshes with OBBs sort in their principal frame", "[narrow][lbvh]") {
+    // A square with no preferred axes in its plane keeps the mesh's axes.
+    const PlyMesh flat = tiltedSquare(60, 0);
+    CHECK(
+        !principalFrame(flat.positions.data(), flat.indices.data(), static_cast<std::uint32_t>(flat.indices.size() / 3))
+             .present);
+
+    const PlyMesh square = tiltedSquare(120, 0.7);
+    const auto triangles = static_cast<std::uint32_t>(square.indices.size() / 3);
+    std::vector<NarrowBox> boxes;
+    std::vector<Triangle3d> corners;
+    for (std::uint32_t t = 0; t < triangles; ++t) {
+        corners.push_back(loadTriangle(square.positions.data(), square.indices.data(), t, nullptr));
+        boxes.push_back(triangleBox(corners.back()));
+    }
+    // One of the frame's axes is the square's normal, and its OBB tree is several times tighter.
+    const MortonFrame frame = principalFrame(square.positions.data(), square.indices.data(), triangles);
+    REQUIRE(frame.present);
+    const Triangle3d& first = corners[0];
+    double normal[3];
+    const double e1[3] = {first.p[1][0] - first.p[0][0], first.p[1][1] - first.p[0][1], first.p[1][2] - first.p[0][2]};
+    const double e2[3] = {first.p[2][0] - first.p[0][0], first.p[2][1] - first.p[0][1], first.p[2][2] - first.p[0][2]};
+    cross3(e1, e2, normal);
+    REQUIRE(normalize3(normal));
+    double alongNormal = 0;
+    for (const double* axis : frame.axis) alongNormal = std::max(alongNormal, std::fabs(dot3(axis, normal)));
+    CHECK(alongNormal > 0.999999);
+    Lbvh world, principal;
+    world.build(boxes.data(), triangles, 2);
+    principal.build(boxes.data(), triangles, 2, frame);
+    REQUIRE(principal.validate(principal.nodes(), boxes.data()).empty());
+    std::vector<NarrowObb> worldObbs, principalObbs;
+    world.refitObbs(corners.data(), worldObbs, false, {}, 2);
+    principal.refitObbs(corners.data(), principalObbs, false, {}, 2);
+    REQUIRE(principal.validateObbs(principalObbs, corners.data()).empty());
+    CHECK(internalObbArea(principal.nodes(), principalObbs) < 0.25 * internalObbArea(world.nodes(), worldObbs));
+
+    // The set builds a rigid mesh with OBBs in that frame and one with boxes in its own axes;
+    // once deformed, rebuilds use the mesh's own axes.
+    TriangleMeshSet set(2);
+    const std::uint32_t oriented = add(set, square), boxed = add(set, square);
+    set.setBoundingVolume(oriented, BoundingVolume::Obb);
+    std::vector<TriangleContact> contacts;
+    const std::vector<MeshPairQuery> queries{{oriented, oriented}, {boxed, boxed}};
+    set.findContacts(queries.data(), 2, contacts);
+    REQUIRE(set.validate().empty());
+    const auto sameNodes = [](const Lbvh& x, const Lbvh& y) {
+        return x.nodes().size() == y.nodes().size() &&
+               std::memcmp(x.nodes().data(), y.nodes().data(), x.nodes().size() * sizeof(LbvhNode)) == 0;
+    };
+    CHECK(sameNodes(set.tree(oriented), principal));
+    CHECK(sameNodes(set.tree(boxed), world));
+    set.setPositions(oriented, square.positions.data());
+    set.requestRebuild(oriented);
+    set.findSelfContacts(oriented, contacts);
+    CHECK(sameNodes(set.tree(oriented), world));
 }
 
 TEST_CASE("Self-collision equals the all-pairs oracle on generated meshes", "[narrow][self]") {

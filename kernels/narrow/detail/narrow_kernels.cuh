@@ -34,21 +34,22 @@ __global__ void __launch_bounds__(cBlockSize)
         loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform.present ? transform.m : nullptr));
 }
 
-/// The box of each leaf's centre, for the reduction to the Morton bounds.
+/// The box of each leaf's centre in `frame`, for the reduction to the Morton bounds.
 __global__ void __launch_bounds__(cBlockSize)
-    computeCentreBoxes(const NarrowBox* boxes, std::uint32_t count, NarrowBox* centres) {
+    computeCentreBoxes(const NarrowBox* boxes, std::uint32_t count, MortonFrame frame, NarrowBox* centres) {
     const std::uint64_t t = globalThreadIndex();
-    if (t < count) centres[t] = centreBox(boxes[t]);
+    if (t < count) centres[t] = mortonCentre(boxes[t], frame);
 }
 
-/// Morton codes of the leaf centres within `bounds` (one box on the device), and the identity order.
+/// Morton codes of the leaf centres in `frame` within `bounds` (one box on the device), and the
+/// identity order.
 __global__ void __launch_bounds__(cBlockSize)
-    computeMortonCodes(const NarrowBox* boxes, std::uint32_t count, const NarrowBox* bounds, std::uint32_t* codes,
-                       std::uint32_t* order) {
+    computeMortonCodes(const NarrowBox* boxes, std::uint32_t count, MortonFrame frame, const NarrowBox* bounds,
+                       std::uint32_t* codes, std::uint32_t* order) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
     const NarrowBox centres = *bounds;
-    codes[t] = leafMortonCode(boxes[t], centres, mortonScale(centres));
+    codes[t] = leafMortonCode(boxes[t], frame, centres, mortonScale(centres));
     order[t] = static_cast<std::uint32_t>(t);
 }
 

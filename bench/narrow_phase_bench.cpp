@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Zlib
 // Narrow-phase benchmark: self-collision of the real ccd-frames meshes (two frames, alternated),
 // of a procedural folded cloth falling over a ball (120 frames) and of drifting triangle soup
-// (60 frames, where a tree only refitted degrades). For each engine (descent, leaf walk and
-// fronts on 1 and 2 CPU threads, with AABBs or OBBs, with and without rebuilds on the fronts'
-// measure; leaf walk and fronts with CUDA when a device is usable): build, refit and query
-// times (exact triangle tests included), whole frame, box and triangle tests and front size.
+// (60 frames, where a tree only refitted degrades: everywhere, or only over one corner, where
+// restructuring the degraded subtrees is set against rebuilding the whole tree). For each
+// engine (descent, leaf walk and fronts on 1 and 2 CPU threads, with AABBs or OBBs, with and
+// without rebuilds on the fronts' measure; leaf walk and fronts with CUDA when a device is
+// usable): build, refit and query times (exact triangle tests included), median and mean
+// frame, box and triangle tests, front size, rebuilds and restructured subtrees.
 // Against Bullet's btDbvt on the same triangle boxes in the same run (insertion build, leaf
 // updates as refit, btDbvt::collideTT of the root with itself, which reports overlapping boxes
 // only), and btDbvt followed by the same exact triangle tests on one thread (the whole narrow
@@ -50,6 +52,7 @@ struct Engine {
     NarrowTraversal traversal;
     BoundingVolume volume = BoundingVolume::Aabb;
     double rebuildRatio = cDefaultRebuildRatio;
+    bool restructure = true; ///< Degraded subtrees rebuilt in place (else whole trees).
 };
 
 /// Counted frames of one scene: the first builds, the others refit and query.
@@ -58,6 +61,9 @@ using Frames = std::vector<PlyMesh>;
 /// Timings of one engine on one scene (medians in milliseconds).
 struct Timings {
     double buildMs = 0, refitMs = 0, queryMs = 0, testMs = 0, frameMs = 0;
+    double meanFrameMs = 0;          ///< Mean frame (rebuilds and restructurings spread over it).
+    std::uint32_t rebuilds = 0;      ///< Trees rebuilt after the first build (last repeat).
+    std::uint32_t restructured = 0;  ///< Subtrees restructured (last repeat).
     std::uint64_t pairs = 0;         ///< Contacts of the last frame (dbvt: overlapping boxes).
     std::uint64_t boxTests = 0;      ///< Box tests of the last frame.
     std::uint64_t triangleTests = 0; ///< Exact triangle tests of the last frame.
@@ -115,6 +121,7 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
         TriangleMeshSet set(engine.backend, engine.backend == Backend::Cuda ? 0 : engine.threads);
         set.setTraversal(engine.traversal);
         set.setRebuildRatio(engine.rebuildRatio);
+        set.setRestructuring(engine.restructure);
         const PlyMesh& f0 = frames[0];
         const std::uint32_t mesh = set.addMesh(f0.positions.data(), static_cast<std::uint32_t>(f0.positions.size() / 3),
                                                f0.indices.data(), static_cast<std::uint32_t>(f0.indices.size() / 3));
@@ -122,6 +129,7 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
         std::vector<TriangleContact> contacts;
         set.findSelfContacts(mesh, contacts);
         build.push_back(set.stats().buildMs);
+        result.rebuilds = result.restructured = 0;
         for (int step = 1; step <= steps; ++step) {
             const Clock::time_point start = Clock::now();
             set.setPositions(mesh, frames[step % frames.size()].positions.data());
@@ -134,6 +142,8 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
             result.boxTests = set.stats().boxTests;
             result.triangleTests = set.stats().triangleTests;
             result.frontEntries = set.stats().frontEntries;
+            result.rebuilds += set.stats().rebuilt;
+            result.restructured += set.stats().subtreesRestructured;
         }
     }
     result.buildMs = bench::median(build);
@@ -141,6 +151,7 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
     result.queryMs = bench::median(query);
     result.testMs = bench::median(test);
     result.frameMs = bench::median(frame);
+    result.meanFrameMs = bench::mean(frame);
     return result;
 }
 
@@ -182,6 +193,8 @@ std::pair<Timings, Timings> timeDbvt(const Frames& frames, int steps, int repeat
             withExact.pairs = exactTests(frames[f], pairs, withExact.triangleTests, contacts);
             exact.push_back(query.back() + millisecondsSince(start));
             exactFrame.push_back(refitMs + exact.back());
+            boxesOnly.meanFrameMs += frame.back() / (repeats * steps);
+            withExact.meanFrameMs += exactFrame.back() / (repeats * steps);
         }
     }
     boxesOnly.buildMs = withExact.buildMs = bench::median(build);
@@ -204,10 +217,11 @@ void runScene(const char* scene, const Frames& frames, int steps, int repeats, c
     runs.emplace_back("btDbvt", boxesOnly);
     runs.emplace_back("btDbvt+exact", withExact);
     for (const auto& [engine, t] : runs) {
-        std::printf("%-13s %7zu %-20s %8.2f %8.3f %8.3f %8.3f %8.3f %9llu %10llu %9llu %9llu\n", scene, triangles,
-                    engine.c_str(), t.buildMs, t.refitMs, t.queryMs, t.testMs, t.frameMs,
+        std::printf("%-13s %7zu %-22s %8.2f %8.3f %8.3f %8.3f %8.3f %8.3f %9llu %10llu %9llu %9llu %4u/%u\n", scene,
+                    triangles, engine.c_str(), t.buildMs, t.refitMs, t.queryMs, t.testMs, t.frameMs, t.meanFrameMs,
                     static_cast<unsigned long long>(t.pairs), static_cast<unsigned long long>(t.boxTests),
-                    static_cast<unsigned long long>(t.triangleTests), static_cast<unsigned long long>(t.frontEntries));
+                    static_cast<unsigned long long>(t.triangleTests), static_cast<unsigned long long>(t.frontEntries),
+                    t.rebuilds, t.restructured);
         report.push_back({{"scene", scene},
                           {"triangles", triangles},
                           {"frames", steps},
@@ -217,6 +231,9 @@ void runScene(const char* scene, const Frames& frames, int steps, int repeats, c
                           {"query_ms", t.queryMs},
                           {"exact_test_ms", t.testMs},
                           {"frame_ms", t.frameMs},
+                          {"mean_frame_ms", t.meanFrameMs},
+                          {"rebuilds", t.rebuilds},
+                          {"subtrees_restructured", t.restructured},
                           {"pairs", t.pairs},
                           {"box_tests", t.boxTests},
                           {"triangle_tests", t.triangleTests},
@@ -248,22 +265,38 @@ int main(int argc, char** argv) {
     std::vector<Engine> soupEngines = {
         {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
         {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
+        {"fronts 2t whole rebuild", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb,
+         cDefaultRebuildRatio, false},
+        {"fronts 2t obb", Backend::Cpu, 2, NarrowTraversal::Fronts, obb},
+        {"fronts 2t refit only", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb, 0.0}};
+    // Corner drift: only the triangles in [-1, 0]^3 mix, so restructuring the subtrees over the
+    // corner is set against rebuilding the whole tree.
+    std::vector<Engine> cornerEngines = {
+        {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
+        {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
+        {"fronts 2t whole rebuild", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb,
+         cDefaultRebuildRatio, false},
         {"fronts 2t obb", Backend::Cpu, 2, NarrowTraversal::Fronts, obb},
         {"fronts 2t refit only", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb, 0.0}};
     const CudaDeviceProbe probe = probeCudaDevice(0);
     if (probe.usable) {
-        for (std::vector<Engine>* list : {&engines, &soupEngines}) {
+        for (std::vector<Engine>* list : {&engines, &soupEngines, &cornerEngines}) {
             list->push_back({"cuda leafwalk", Backend::Cuda, 0, NarrowTraversal::LeafWalk});
             list->push_back({"cuda fronts", Backend::Cuda, 0, NarrowTraversal::Fronts});
             list->push_back({"cuda fronts obb", Backend::Cuda, 0, NarrowTraversal::Fronts, obb});
+        }
+        for (std::vector<Engine>* list : {&soupEngines, &cornerEngines}) {
+            list->push_back({"cuda fronts whole rebuild", Backend::Cuda, 0, NarrowTraversal::Fronts,
+                             BoundingVolume::Aabb, cDefaultRebuildRatio, false});
         }
         std::printf("CUDA device: %s\n", probe.name.c_str());
     } else {
         std::printf("CUDA rows skipped: %s\n", probe.reason.c_str());
     }
     nlohmann::json report = nlohmann::json::array();
-    std::printf("%-13s %7s %-20s %8s %8s %8s %8s %8s %9s %10s %9s %9s\n", "scene", "tris", "engine", "build", "refit",
-                "query", "exact", "frame", "pairs", "box tests", "tri tests", "front");
+    std::printf("%-13s %7s %-22s %8s %8s %8s %8s %8s %8s %9s %10s %9s %9s %s\n", "scene", "tris", "engine", "build",
+                "refit", "query", "exact", "frame", "mean", "pairs", "box tests", "tri tests", "front",
+                "rebuilt/restr");
     struct Scene {
         const char* name;
         const char* frames[2];
@@ -289,8 +322,13 @@ int main(int argc, char** argv) {
     Frames soup;
     for (int f = 0; f < cSoupFrames; ++f) soup.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.01, f));
     runScene("drifting-soup", soup, cSoupFrames - 1, 1, soupEngines, report);
+    Frames corner;
+    for (int f = 0; f < cSoupFrames; ++f) corner.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.02, f, 0.0));
+    runScene("corner-drift", corner, cSoupFrames - 1, 1, cornerEngines, report);
     std::ofstream(jsonPath) << report.dump(2) << "\n";
-    std::printf("times in ms (medians); exact = exact tests and sort, part of query; frame = setPositions + query\n");
+    std::printf(
+        "times in ms (medians; mean: mean frame); exact = exact tests and sort, part of query; frame = "
+        "setPositions + query; rebuilt/restr = trees rebuilt and subtrees restructured after the first build\n");
     std::printf("JSON written to %s\n", jsonPath.c_str());
     return 0;
 }

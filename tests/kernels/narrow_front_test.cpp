@@ -13,7 +13,9 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
+#include <random>
 #include <vector>
 
 using namespace bulletgpu;
@@ -299,6 +301,96 @@ TEST_CASE("Fronts between meshes are carried over when either mesh is restructur
         if (frame > 0) restructured += fronts.stats().subtreesRestructured;
     }
     CHECK(restructured >= 2);
+}
+
+namespace {
+
+/// A mesh, its boxes and its tree, for driving FrontTraversal directly.
+struct TreeMesh {
+    PlyMesh mesh;
+    std::vector<NarrowBox> boxes;
+    Lbvh tree;
+
+    /// Builds the tree over `built`, then moves the mesh to `moved` and refits it.
+    TreeMesh(const PlyMesh& built, const PlyMesh& moved) : mesh(moved) {
+        tree.build(boxesOf(built).data(), static_cast<std::uint32_t>(built.indices.size() / 3), 2);
+        boxes = boxesOf(moved);
+        tree.refit(boxes.data(), 2);
+    }
+    static std::vector<NarrowBox> boxesOf(const PlyMesh& m) {
+        std::vector<NarrowBox> out;
+        for (std::uint32_t t = 0; t < m.indices.size() / 3; ++t)
+            out.push_back(triangleBox(loadTriangle(m.positions.data(), m.indices.data(), t, nullptr)));
+        return out;
+    }
+    MeshView view(std::uint32_t index) const {
+        return MeshView{tree.nodes().data(),
+                        mesh.positions.data(),
+                        mesh.indices.data(),
+                        nullptr,
+                        index,
+                        tree.escapes().data(),
+                        tree.leafNodes().data(),
+                        static_cast<std::uint32_t>(tree.nodes().size()),
+                        tree.leafCount(),
+                        nullptr,
+                        nullptr};
+    }
+    /// Random disjoint internal subtrees, in node order.
+    std::vector<NodeRange> randomSubtrees(std::mt19937& rng, double chance) const {
+        std::bernoulli_distribution pick(chance);
+        std::vector<NodeRange> ranges;
+        std::uint32_t n = 0;
+        while (n < tree.nodes().size()) {
+            if (!isLeaf(tree.nodes()[n]) && pick(rng)) {
+                ranges.push_back(NodeRange{n, tree.escapes()[n]});
+                n = tree.escapes()[n];
+            } else {
+                ++n;
+            }
+        }
+        return ranges;
+    }
+};
+
+} // namespace
+
+TEST_CASE("Fronts carried over random restructurings equal fresh walks", "[narrow][front]") {
+    // Subtrees picked at random (deep and shallow, one or many) rather than by the front log:
+    // after the carry-over and one update, every front equals the one walked anew.
+    const auto seed = GENERATE(1u, 2u, 3u, 4u);
+    const bool self = GENERATE(true, false);
+    std::mt19937 rng(seed);
+    TreeMesh a(driftingSoup(2500, 0.05, seed, 0.03, 0), driftingSoup(2500, 0.05, seed, 0.03, 12));
+    TreeMesh b(driftingSoup(2000, 0.05, seed + 10, 0.03, 0), driftingSoup(2000, 0.05, seed + 10, 0.03, 12));
+    FrontTraversal traversal, fresh;
+    for (const double chance : {0.002, 0.02, 0.2}) {
+        TreeMesh& other = self ? a : b;
+        BvttFront front, walked;
+        std::vector<TriangleContact> kept, anew;
+        traversal.run(BvttQuery{a.view(0), other.view(self ? 0 : 1), self}, front, true, 2, kept);
+        const std::vector<NodeRange> inA = a.randomSubtrees(rng, chance);
+        const std::vector<NodeRange> inB = self ? inA : b.randomSubtrees(rng, chance);
+        a.tree.restructure(a.boxes.data(), inA, 2);
+        if (!self) b.tree.restructure(b.boxes.data(), inB, 2);
+        REQUIRE(a.tree.validate(a.tree.nodes(), a.boxes.data()).empty());
+        REQUIRE(b.tree.validate(b.tree.nodes(), b.boxes.data()).empty());
+        const BvttQuery query{a.view(0), other.view(self ? 0 : 1), self};
+        traversal.carryOver(frontTreeOf(query.a), frontTreeOf(query.b), self,
+                            RestructuredRanges{inA.data(), static_cast<std::uint32_t>(inA.size())},
+                            RestructuredRanges{inB.data(), static_cast<std::uint32_t>(inB.size())}, front, 2);
+        // The carried front is sorted by leaf, then node.
+        REQUIRE(
+            std::is_sorted(front.entries.begin(), front.entries.end(), [](const FrontEntry& x, const FrontEntry& y) {
+                return x.leaf != y.leaf ? x.leaf < y.leaf : x.node < y.node;
+            }));
+        kept.clear();
+        traversal.run(query, front, false, 2, kept);
+        fresh.run(query, walked, true, 2, anew);
+        INFO("chance " << chance << ", subtrees " << inA.size() << " / " << inB.size());
+        REQUIRE(sameFront(&front, &walked));
+        REQUIRE(sameContacts(kept, anew));
+    }
 }
 
 TEST_CASE("Restructuring the root's range equals a fresh build; other subtrees keep their nodes", "[narrow][front]") {

@@ -161,6 +161,14 @@ BULLETGPU_HD void restructureFrontEntry(const FrontTree& query, const FrontTree&
     sink.front(entry.leaf, range->begin);
 }
 
+/// The segment of an entry in the order an update takes the front (Wang, Tang et al. 2018,
+/// section 3.3): entries that stopped at internal nodes first, by node, then those at leaves,
+/// by node, so that neighbouring threads read neighbouring nodes and take the same branches.
+/// 2 * other.nodeCount segments.
+BULLETGPU_HD std::uint32_t frontSegment(const FrontTree& other, const FrontEntry& entry) {
+    return isLeaf(other.nodes[entry.node]) ? other.nodeCount + entry.node : entry.node;
+}
+
 /// A sink that only counts (the first pass of a two-pass write).
 struct FrontCounter {
     std::uint32_t fronts = 0;     ///< Entries emitted.

@@ -2,9 +2,11 @@
 // The CUDA engine of TriangleMeshSet: positions uploaded when they change; trees built on the
 // device (Morton codes, CUB radix sort, Karras nodes, depth-first layout) and refitted bottom-up;
 // fronts generated or updated in two passes (count, CUB scan, write) so that they stay sorted
-// and nothing overflows; the exact tests of the candidates, CUB select and radix sort; only the
-// contacts come back. The per-element work is the CPU path's, so the results are bit for bit
-// the same.
+// and nothing overflows, an update's threads taking the entries in the histogram-sorted order
+// of Wang, Tang et al. (internal, then external entries, by node); degraded subtrees rebuilt in
+// place and the fronts carried over; the exact tests of the candidates, CUB select and radix
+// sort; only the contacts come back. The per-element work is the CPU path's, so the results are
+// bit for bit the same.
 #include "kernels/narrow/triangle_mesh_set.h"
 
 #include "kernels/common/cuda_check.h"
@@ -228,6 +230,9 @@ private:
     static FrontTree frontTreeOf(const DeviceMesh& mesh, bool world);
     /// The exact-test view of a mesh.
     static DeviceMeshView meshViewOf(const DeviceMesh& mesh, std::uint32_t index, bool world);
+    /// The order in which an update's threads take the `size` entries of `front` (frontSegment,
+    /// by histogram sort); the front itself stays sorted by leaf.
+    const std::uint32_t* orderFront(const FrontTree& other, const FrontEntry* front, std::uint32_t size);
     /// Runs one query: front passes, exact tests, sort; appends its contacts.
     void runQuery(const MeshPairQuery& query, bool keepFronts, std::vector<TriangleContact>& contacts,
                   NarrowStats& stats);
@@ -255,6 +260,8 @@ private:
     DeviceBuffer<std::uint32_t> m_codes, m_order, m_sortedCodes, m_sortedOrder;
     DeviceBuffer<KarrasNode> m_karras;
     DeviceBuffer<std::uint32_t> m_parentOfInternal, m_parentOfLeaf, m_internalIndex, m_leafIndex, m_arrivals;
+    // Front order scratch.
+    DeviceBuffer<std::uint32_t> m_segmentCounts, m_segmentOffsets, m_segmentRanks, m_frontOrder;
     // Restructuring scratch.
     DeviceBuffer<std::uint32_t> m_firstLeaves, m_subtreeTriangles, m_carryCounts, m_carryOffsets;
     DeviceBuffer<NarrowBox> m_subtreeBoxes;
@@ -464,6 +471,27 @@ DeviceMeshView NarrowEngineCuda::meshViewOf(const DeviceMesh& mesh, std::uint32_
     return view;
 }
 
+const std::uint32_t* NarrowEngineCuda::orderFront(const FrontTree& other, const FrontEntry* front, std::uint32_t size) {
+    const cudaStream_t stream = m_stream.get();
+    const std::uint64_t segments = 2ull * other.nodeCount;
+    m_segmentCounts.reserve(segments, stream);
+    m_segmentOffsets.reserve(segments, stream);
+    m_segmentRanks.reserve(size, stream);
+    m_frontOrder.reserve(size, stream);
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_segmentCounts.data(), 0, segments * sizeof(std::uint32_t), stream));
+    launchPerItem(stream, size, detail::countFrontSegments, other, front, size, m_segmentCounts.data(),
+                  m_segmentRanks.data());
+    std::size_t bytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_segmentCounts.data(), m_segmentOffsets.data(),
+                                                     static_cast<std::int64_t>(segments), stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch(bytes), bytes, m_segmentCounts.data(),
+                                                     m_segmentOffsets.data(), static_cast<std::int64_t>(segments),
+                                                     stream));
+    launchPerItem(stream, size, detail::scatterFrontOrder, other, front, size, m_segmentOffsets.data(),
+                  m_segmentRanks.data(), m_frontOrder.data());
+    return m_frontOrder.data();
+}
+
 void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std::vector<TriangleContact>& contacts,
                                 NarrowStats& stats) {
     const cudaStream_t stream = m_stream.get();
@@ -493,7 +521,8 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     m_candidateOffsets.reserve(n, stream);
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_counters.data(), 0, 4 * sizeof(unsigned long long), stream));
     const FrontEntry* old = front.buffers[front.current].data();
-    launchPerItem(stream, n, detail::countFront, a, b, self, generate, old, n, m_frontCounts.data(),
+    const std::uint32_t* order = generate ? nullptr : orderFront(b, old, n);
+    launchPerItem(stream, n, detail::countFront, a, b, self, generate, old, n, order, m_frontCounts.data(),
                   m_candidateCounts.data(), m_counters.data());
     std::size_t bytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_frontCounts.data(), m_frontOffsets.data(),
@@ -517,7 +546,7 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     const int target = 1 - front.current;
     next.buffers[target].reserve(std::max<unsigned long long>(frontTotal, 1), stream);
     m_candidates.reserve(std::max<unsigned long long>(candidateTotal, 1), stream);
-    launchPerItem(stream, n, detail::writeFront, a, b, self, generate, old, n, m_frontOffsets.data(),
+    launchPerItem(stream, n, detail::writeFront, a, b, self, generate, old, n, order, m_frontOffsets.data(),
                   m_candidateOffsets.data(), next.buffers[target].data(), m_candidates.data());
     front.current = target;
     front.size = frontTotal;

@@ -244,14 +244,35 @@ __device__ __forceinline__ void addWarpSum(unsigned long long* total, std::uint3
     if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, static_cast<unsigned long long>(value));
 }
 
+/// The histogram of an update's front by segment (frontSegment): `counts` (zeroed before) and
+/// each entry's rank within its segment.
+__global__ void __launch_bounds__(cBlockSize)
+    countFrontSegments(FrontTree other, const FrontEntry* front, std::uint32_t size, std::uint32_t* counts,
+                       std::uint32_t* ranks) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < size) ranks[i] = atomicAdd(counts + frontSegment(other, front[i]), 1u);
+}
+
+/// The order in which an update's threads take the entries: by segment (the histogram sort of
+/// Wang, Tang et al. 2018, section 3.3), from the segments' offsets and the entries' ranks.
+__global__ void __launch_bounds__(cBlockSize)
+    scatterFrontOrder(FrontTree other, const FrontEntry* front, std::uint32_t size, const std::uint32_t* offsets,
+                      const std::uint32_t* ranks, std::uint32_t* order) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < size) order[offsets[frontSegment(other, front[i])] + ranks[i]] = static_cast<std::uint32_t>(i);
+}
+
 /// First front pass: what each item (a query leaf when generating, an entry when updating)
-/// emits, counted.
+/// emits, counted. Thread t takes item order[t] (item t when `order` is null); the counts are
+/// stored by item, so the scan and the write keep the front's order.
 __global__ void __launch_bounds__(cBlockSize)
     countFront(FrontTree query, FrontTree other, bool self, bool generate, const FrontEntry* front, std::uint32_t items,
-               std::uint32_t* frontCounts, std::uint32_t* candidateCounts, unsigned long long* boxTests) {
-    const std::uint64_t i = globalThreadIndex();
+               const std::uint32_t* order, std::uint32_t* frontCounts, std::uint32_t* candidateCounts,
+               unsigned long long* boxTests) {
+    const std::uint64_t t = globalThreadIndex();
     FrontCounter counter;
-    if (i < items) {
+    if (t < items) {
+        const std::uint64_t i = order != nullptr ? order[t] : t;
         if (generate) {
             generateFront(query, other, self, static_cast<std::uint32_t>(i), counter);
         } else {
@@ -271,13 +292,15 @@ __global__ void scanTotals(const std::uint32_t* frontOffsets, const std::uint32_
     totals[1] = static_cast<unsigned long long>(candidateOffsets[items - 1]) + candidateCounts[items - 1];
 }
 
-/// Second front pass: each item writes its entries and candidates from its offsets.
+/// Second front pass: each item writes its entries and candidates from its offsets (thread t
+/// takes item order[t], as in countFront).
 __global__ void __launch_bounds__(cBlockSize)
     writeFront(FrontTree query, FrontTree other, bool self, bool generate, const FrontEntry* front, std::uint32_t items,
-               const std::uint32_t* frontOffsets, const std::uint32_t* candidateOffsets, FrontEntry* nextFront,
-               FrontEntry* candidates) {
-    const std::uint64_t i = globalThreadIndex();
-    if (i >= items) return;
+               const std::uint32_t* order, const std::uint32_t* frontOffsets, const std::uint32_t* candidateOffsets,
+               FrontEntry* nextFront, FrontEntry* candidates) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= items) return;
+    const std::uint64_t i = order != nullptr ? order[t] : t;
     FrontWriter writer{nextFront + frontOffsets[i], candidates + candidateOffsets[i]};
     if (generate) {
         generateFront(query, other, self, static_cast<std::uint32_t>(i), writer);

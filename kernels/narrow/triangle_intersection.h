@@ -24,6 +24,11 @@ struct PlaneSides {
     BULLETGPU_HD bool separated() const { return (s[0] == s[1] && s[1] == s[2] && s[0] != 0); }
     /// True when every corner lies on the plane.
     BULLETGPU_HD bool coplanar() const { return s[0] == 0 && s[1] == 0 && s[2] == 0; }
+    /// True when no corner lies on the plane (with separated() false: one corner is alone on
+    /// its side).
+    BULLETGPU_HD bool offPlane() const { return s[0] != 0 && s[1] != 0 && s[2] != 0; }
+    /// The corner alone on its side, for offPlane() sides that are not separated().
+    BULLETGPU_HD int alone() const { return s[1] == s[2] ? 0 : (s[0] == s[2] ? 1 : 2); }
 };
 
 /// The axis to drop to project triangle `t` injectively onto a coordinate plane (the largest
@@ -109,6 +114,35 @@ BULLETGPU_HD bool segmentsMeet3d(const Vec3d& a, const Vec3d& b, const Vec3d& c,
     return segmentsMeet2d(a, b, c, d, 1, 2) && segmentsMeet2d(a, b, c, d, 2, 0) && segmentsMeet2d(a, b, c, d, 0, 1);
 }
 
+/// Whether two triangles meet when each has corners strictly on both sides of the other's plane
+/// (`sides1`: t1's corners against t2's plane, `sides2` the reverse; both offPlane() and not
+/// separated()): the test of Devillers and Guigue ("Faster triangle-triangle intersection
+/// tests", 2002). Each triangle is turned cyclically so that its alone corner comes first, and
+/// the other's last two corners are swapped where that corner lies on the negative side; the
+/// segments where each triangle crosses the other's plane then overlap exactly when two more
+/// orient3d signs are not positive. Exact, as orient3d is; touching counts as meeting.
+BULLETGPU_HD bool straddlingTrianglesMeet(const Triangle3d& t1, const PlaneSides& sides1, const Triangle3d& t2,
+                                          const PlaneSides& sides2) {
+    const int a1 = sides1.alone(), a2 = sides2.alone();
+    const Vec3d* p1 = &t1.p[a1];
+    const Vec3d* q1 = &t1.p[(a1 + 1) % 3];
+    const Vec3d* r1 = &t1.p[(a1 + 2) % 3];
+    const Vec3d* p2 = &t2.p[a2];
+    const Vec3d* q2 = &t2.p[(a2 + 1) % 3];
+    const Vec3d* r2 = &t2.p[(a2 + 2) % 3];
+    if (sides1.s[a1] < 0) {
+        const Vec3d* swap = q2;
+        q2 = r2;
+        r2 = swap;
+    }
+    if (sides2.s[a2] < 0) {
+        const Vec3d* swap = q1;
+        q1 = r1;
+        r1 = swap;
+    }
+    return orient3d(*p1, *q1, *p2, *q2) <= 0 && orient3d(*p1, *r1, *r2, *p2) <= 0;
+}
+
 /// How two meeting triangles were classified by trianglesIntersect (input of the segment).
 struct TriangleTestDetail {
     int axis[2];         ///< Projection axis of each triangle, -1 when degenerate.
@@ -134,6 +168,11 @@ BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const Triangle3d& t2,
     if (detail.sides[0].separated()) return false;
     detail.sides[1] = planeSides(t1, t2);
     if (detail.sides[1].separated()) return false;
+    // In general position two more signs reject most of what crosses both planes; a meeting
+    // pair goes on, so that `detail` is filled the same way for every meeting pair.
+    if (detail.sides[0].offPlane() && detail.sides[1].offPlane() &&
+        !straddlingTrianglesMeet(t1, detail.sides[0], t2, detail.sides[1]))
+        return false;
     detail.axis[0] = projectionAxis(t1);
     detail.axis[1] = projectionAxis(t2);
     if (detail.axis[0] >= 0 && detail.axis[1] >= 0) {

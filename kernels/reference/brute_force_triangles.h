@@ -143,7 +143,8 @@ struct Rational {
     OracleInt num, den;
 };
 
-/// The independent exact test for triangles with small integer coordinates (|c| < 2^12): the
+/// The independent exact test for triangles with small integer coordinates (|c| <= 128; the
+/// elimination multiplies four 5x5 minors in 128-bit integers, which larger grids overflow): the
 /// closed triangles meet exactly when some lambda, mu >= 0 with sum 1 each give
 /// sum lambda_i P_i = sum mu_j Q_j, a linear program that is feasible exactly when one of its
 /// basic solutions is; every basic solution is solved in exact integer arithmetic.

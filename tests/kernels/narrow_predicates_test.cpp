@@ -160,6 +160,31 @@ TEST_CASE("trianglesIntersect equals the linear-program oracle on integer grids"
     CHECK(coplanarMeeting > 100);
 }
 
+TEST_CASE("The Devillers-Guigue test equals the oracle where both triangles straddle", "[narrow][predicates]") {
+    // Small grids give exact touching (edges crossing, a corner on an edge) with every corner
+    // off the other's plane; larger ones give general position.
+    std::mt19937 rng(23);
+    const int range = GENERATE(2, 3, 8, 100);
+    int applicable = 0, meeting = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        long long p[3][3], q[3][3];
+        randomTriangle(rng, range, p);
+        randomTriangle(rng, range, q);
+        const Triangle3d t1 = triangle(p), t2 = triangle(q);
+        const PlaneSides sides1 = planeSides(t2, t1), sides2 = planeSides(t1, t2);
+        if (sides1.separated() || sides2.separated() || !sides1.offPlane() || !sides2.offPlane()) continue;
+        ++applicable;
+        const bool expected = integerTrianglesMeet(p, q);
+        meeting += expected;
+        INFO("range " << range << ", trial " << trial);
+        REQUIRE(straddlingTrianglesMeet(t1, sides1, t2, sides2) == expected);
+        REQUIRE(straddlingTrianglesMeet(t2, sides2, t1, sides1) == expected);
+    }
+    CHECK(applicable > 2000);
+    CHECK(meeting > 300);
+    CHECK(applicable - meeting > 300);
+}
+
 TEST_CASE("Touching, coplanar and degenerate triangles", "[narrow][predicates]") {
     const long long base[3][3] = {{0, 0, 0}, {4, 0, 0}, {0, 4, 0}};
     struct Case {

@@ -260,18 +260,10 @@ int main(int argc, char** argv) {
                                    {"fronts 1t", Backend::Cpu, 1, NarrowTraversal::Fronts},
                                    {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
                                    {"fronts 2t obb", Backend::Cpu, 2, NarrowTraversal::Fronts, obb}};
-    // Drifting soup: the tree degrades, so only engines that rebuild on the fronts' measure, and
-    // the fronts without it for comparison.
+    // Drifting soups: the tree degrades (everywhere, or only in the subtrees over one corner), so
+    // only engines that repair it, restructuring or rebuilding it whole, and the fronts without
+    // repairs for comparison.
     std::vector<Engine> soupEngines = {
-        {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
-        {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
-        {"fronts 2t whole rebuild", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb,
-         cDefaultRebuildRatio, false},
-        {"fronts 2t obb", Backend::Cpu, 2, NarrowTraversal::Fronts, obb},
-        {"fronts 2t refit only", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb, 0.0}};
-    // Corner drift: only the triangles in [-1, 0]^3 mix, so restructuring the subtrees over the
-    // corner is set against rebuilding the whole tree.
-    std::vector<Engine> cornerEngines = {
         {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
         {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
         {"fronts 2t whole rebuild", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb,
@@ -280,15 +272,13 @@ int main(int argc, char** argv) {
         {"fronts 2t refit only", Backend::Cpu, 2, NarrowTraversal::Fronts, BoundingVolume::Aabb, 0.0}};
     const CudaDeviceProbe probe = probeCudaDevice(0);
     if (probe.usable) {
-        for (std::vector<Engine>* list : {&engines, &soupEngines, &cornerEngines}) {
+        for (std::vector<Engine>* list : {&engines, &soupEngines}) {
             list->push_back({"cuda leafwalk", Backend::Cuda, 0, NarrowTraversal::LeafWalk});
             list->push_back({"cuda fronts", Backend::Cuda, 0, NarrowTraversal::Fronts});
             list->push_back({"cuda fronts obb", Backend::Cuda, 0, NarrowTraversal::Fronts, obb});
         }
-        for (std::vector<Engine>* list : {&soupEngines, &cornerEngines}) {
-            list->push_back({"cuda fronts whole rebuild", Backend::Cuda, 0, NarrowTraversal::Fronts,
-                             BoundingVolume::Aabb, cDefaultRebuildRatio, false});
-        }
+        soupEngines.push_back({"cuda fronts whole rebuild", Backend::Cuda, 0, NarrowTraversal::Fronts,
+                               BoundingVolume::Aabb, cDefaultRebuildRatio, false});
         std::printf("CUDA device: %s\n", probe.name.c_str());
     } else {
         std::printf("CUDA rows skipped: %s\n", probe.reason.c_str());
@@ -324,7 +314,7 @@ int main(int argc, char** argv) {
     runScene("drifting-soup", soup, cSoupFrames - 1, 1, soupEngines, report);
     Frames corner;
     for (int f = 0; f < cSoupFrames; ++f) corner.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.02, f, 0.0));
-    runScene("corner-drift", corner, cSoupFrames - 1, 1, cornerEngines, report);
+    runScene("corner-drift", corner, cSoupFrames - 1, 1, soupEngines, report);
     std::ofstream(jsonPath) << report.dump(2) << "\n";
     std::printf(
         "times in ms (medians; mean: mean frame); exact = exact tests and sort, part of query; frame = "

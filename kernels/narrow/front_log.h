@@ -88,8 +88,12 @@ inline std::uint64_t leavesIn(const std::vector<NodeRange>& ranges) {
     return leaves;
 }
 
-/// Adds subtrees to `pending` (kept sorted and disjoint): one inside another is dropped.
-void addSubtrees(std::vector<NodeRange>& pending, const std::vector<NodeRange>& more);
+/// Schedules the repair of a degraded tree of `treeLeaves` leaves whose front chose the subtrees
+/// `chosen` (front_quality.h): adds them to the tree's `pending` subtrees and marks `quality`
+/// restructured, or, when none was chosen or the pending subtrees hold over half the leaves,
+/// clears `pending` and returns true: the whole tree is to be rebuilt.
+bool scheduleRepair(const std::vector<NodeRange>& chosen, std::uint32_t treeLeaves, std::vector<NodeRange>& pending,
+                    FrontQuality& quality);
 
 /// The front log of one query on the host.
 struct FrontLog {

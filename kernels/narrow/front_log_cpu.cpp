@@ -15,8 +15,7 @@ void countPerNode(const std::vector<FrontEntry>& list, std::uint32_t nodeCount, 
     for (std::size_t n = 1; n < offsets.size(); ++n) offsets[n] += offsets[n - 1];
 }
 
-} // namespace
-
+/// Adds subtrees to `pending` (kept sorted and disjoint): one inside another is dropped.
 void addSubtrees(std::vector<NodeRange>& pending, const std::vector<NodeRange>& more) {
     pending.insert(pending.end(), more.begin(), more.end());
     std::sort(pending.begin(), pending.end(), [](const NodeRange& x, const NodeRange& y) {
@@ -28,6 +27,19 @@ void addSubtrees(std::vector<NodeRange>& pending, const std::vector<NodeRange>& 
         pending[kept++] = range;
     }
     pending.resize(kept);
+}
+
+} // namespace
+
+bool scheduleRepair(const std::vector<NodeRange>& chosen, std::uint32_t treeLeaves, std::vector<NodeRange>& pending,
+                    FrontQuality& quality) {
+    addSubtrees(pending, chosen);
+    if (chosen.empty() || 2 * leavesIn(pending) > treeLeaves) {
+        pending.clear();
+        return true;
+    }
+    quality.restructured = true;
+    return false;
 }
 
 void FrontLog::record(std::uint32_t nodeCount, const std::vector<FrontEntry>& front,

@@ -241,6 +241,14 @@ private:
         m_scratch.reserve(std::max<std::size_t>(bytes, 1), m_stream.get());
         return m_scratch.data();
     }
+    /// Writes the exclusive prefix sums of `count` counts to `offsets` (CUB, on the stream).
+    void exclusiveSum(const std::uint32_t* counts, std::uint32_t* offsets, std::uint64_t count) {
+        std::size_t bytes = 0;
+        const auto items = static_cast<std::int64_t>(count);
+        BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, counts, offsets, items, m_stream.get()));
+        BULLETGPU_CUDA_TRY(
+            cub::DeviceScan::ExclusiveSum(scratch(bytes), bytes, counts, offsets, items, m_stream.get()));
+    }
     /// Copies `count` counters from the device and waits.
     void readCounters(const unsigned long long* counters, int count) {
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_hostCounters.data(), counters, count * sizeof(unsigned long long),
@@ -481,12 +489,7 @@ const std::uint32_t* NarrowEngineCuda::orderFront(const FrontTree& other, const 
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_segmentCounts.data(), 0, segments * sizeof(std::uint32_t), stream));
     launchPerItem(stream, size, detail::countFrontSegments, other, front, size, m_segmentCounts.data(),
                   m_segmentRanks.data());
-    std::size_t bytes = 0;
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_segmentCounts.data(), m_segmentOffsets.data(),
-                                                     static_cast<std::int64_t>(segments), stream));
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch(bytes), bytes, m_segmentCounts.data(),
-                                                     m_segmentOffsets.data(), static_cast<std::int64_t>(segments),
-                                                     stream));
+    exclusiveSum(m_segmentCounts.data(), m_segmentOffsets.data(), segments);
     launchPerItem(stream, size, detail::scatterFrontOrder, other, front, size, m_segmentOffsets.data(),
                   m_segmentRanks.data(), m_frontOrder.data());
     return m_frontOrder.data();
@@ -524,14 +527,8 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     const std::uint32_t* order = generate ? nullptr : orderFront(b, old, n);
     launchPerItem(stream, n, detail::countFront, a, b, self, generate, old, n, order, m_frontCounts.data(),
                   m_candidateCounts.data(), m_counters.data());
-    std::size_t bytes = 0;
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_frontCounts.data(), m_frontOffsets.data(),
-                                                     static_cast<std::int64_t>(n), stream));
-    void* temp = scratch(bytes);
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp, bytes, m_frontCounts.data(), m_frontOffsets.data(),
-                                                     static_cast<std::int64_t>(n), stream));
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(temp, bytes, m_candidateCounts.data(), m_candidateOffsets.data(),
-                                                     static_cast<std::int64_t>(n), stream));
+    exclusiveSum(m_frontCounts.data(), m_frontOffsets.data(), n);
+    exclusiveSum(m_candidateCounts.data(), m_candidateOffsets.data(), n);
     detail::scanTotals<<<1, 1, 0, stream>>>(m_frontOffsets.data(), m_frontCounts.data(), m_candidateOffsets.data(),
                                             m_candidateCounts.data(), n, m_counters.data() + 2);
     BULLETGPU_CUDA_CHECK_LAUNCH(stream);
@@ -567,10 +564,10 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     launchPerItem(stream, candidates, detail::testCandidates, meshViewOf(meshA, query.meshA, !self),
                   meshViewOf(meshB, query.meshB, !self), self, m_candidates.data(), candidates, m_contacts.data(),
                   m_keys.data(), m_meets.data(), m_positions.data(), m_counters.data() + 1);
-    bytes = 0;
+    std::size_t bytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, m_keys.data(), m_meets.data(), m_selectedKeys.data(),
                                                   m_selected.data(), static_cast<std::int64_t>(candidates), stream));
-    temp = scratch(bytes);
+    void* temp = scratch(bytes);
     BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(temp, bytes, m_keys.data(), m_meets.data(), m_selectedKeys.data(),
                                                   m_selected.data(), static_cast<std::int64_t>(candidates), stream));
     BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(temp, bytes, m_positions.data(), m_meets.data(),
@@ -673,15 +670,12 @@ void NarrowEngineCuda::recordQuality(DeviceFront& front, DeviceMesh& meshB, cons
             BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
         }
     }
-    addSubtrees(meshB.pendingSubtrees, m_chosen);
-    if (m_chosen.empty() || 2 * leavesIn(meshB.pendingSubtrees) > meshB.triangleCount) {
+    if (scheduleRepair(m_chosen, meshB.triangleCount, meshB.pendingSubtrees, front.quality)) {
         meshB.needsBuild = true;
-        meshB.pendingSubtrees.clear();
         ++stats.rebuildsScheduled;
-        return;
+    } else {
+        stats.restructuresScheduled += static_cast<std::uint32_t>(m_chosen.size());
     }
-    front.quality.restructured = true;
-    stats.restructuresScheduled += static_cast<std::uint32_t>(m_chosen.size());
 }
 
 void NarrowEngineCuda::carryFrontsOver() {
@@ -703,12 +697,7 @@ void NarrowEngineCuda::carryFrontsOver() {
         const FrontEntry* old = front.buffers[front.current].data();
         launchPerItem(stream, items, detail::countCarriedFront, treeA, treeB, self, inA, inB, old, front.size,
                       m_carryCounts.data());
-        std::size_t bytes = 0;
-        BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_carryCounts.data(), m_carryOffsets.data(),
-                                                         static_cast<std::int64_t>(items), stream));
-        BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch(bytes), bytes, m_carryCounts.data(),
-                                                         m_carryOffsets.data(), static_cast<std::int64_t>(items),
-                                                         stream));
+        exclusiveSum(m_carryCounts.data(), m_carryOffsets.data(), items);
         std::uint32_t last[2] = {0, 0};
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(&last[0], m_carryOffsets.data() + items - 1, sizeof(std::uint32_t),
                                            cudaMemcpyDeviceToHost, stream));

@@ -367,16 +367,12 @@ void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery&
         m_frontLog.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
         chooseSubtrees(other, m_frontLog, front.referenceLog, m_rebuildRatio, m_chosen);
     }
-    std::vector<NodeRange>& pending = mesh.pendingSubtrees;
-    addSubtrees(pending, m_chosen);
-    if (m_chosen.empty() || 2 * leavesIn(pending) > mesh.tree.leafCount()) {
+    if (scheduleRepair(m_chosen, mesh.tree.leafCount(), mesh.pendingSubtrees, front.quality)) {
         mesh.needsBuild = true;
-        pending.clear();
         ++m_stats.rebuildsScheduled;
-        return;
+    } else {
+        m_stats.restructuresScheduled += static_cast<std::uint32_t>(m_chosen.size());
     }
-    front.quality.restructured = true;
-    m_stats.restructuresScheduled += static_cast<std::uint32_t>(m_chosen.size());
 }
 
 void TriangleMeshSet::findSelfContacts(std::uint32_t mesh, std::vector<TriangleContact>& contacts) {

@@ -86,7 +86,7 @@ std::uint64_t exactTests(const PlyMesh& mesh, const std::vector<std::pair<std::u
                          std::uint64_t& tested, std::vector<TriangleContact>& contacts) {
     contacts.clear();
     tested = 0;
-    const TriangleSource source{nullptr, mesh.positions.data(), mesh.indices.data(), nullptr};
+    const TriangleSource source{nullptr, mesh.positions.data(), mesh.indices.data(), nullptr, nullptr};
     for (const auto& [ta, tb] : pairs) {
         if (shareVertex(mesh.indices.data(), ta, tb)) continue;
         ++tested;

@@ -204,7 +204,7 @@ BULLETGPU_HD bool testTrianglePair(std::uint32_t ta, const TriangleSource& sourc
     const Triangle3d t1 = sourceA.triangle(ta);
     const Triangle3d t2 = sourceB.triangle(tb);
     TriangleTestDetail detail;
-    if (!trianglesIntersect(t1, t2, detail)) return false;
+    if (!trianglesIntersect(t1, sourceA.plane(ta), t2, sourceB.plane(tb), detail)) return false;
     contact.meshA = meshA;
     contact.triangleA = ta;
     contact.meshB = meshB;

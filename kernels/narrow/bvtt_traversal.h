@@ -27,11 +27,12 @@ struct MeshView {
     std::uint32_t leafCount;      ///< Leaves of the tree.
     const NarrowObb* obbs;        ///< OBB of each node in the query's frame, or null (boxes only).
     const Triangle3d* corners;    ///< Corners of each triangle in the query's frame, or null.
+    const PlaneMinors* planes;    ///< Plane minors of each triangle's corners, or null.
 };
 
 /// Where the exact test reads the view's triangles.
 inline TriangleSource sourceOf(const MeshView& view) {
-    return TriangleSource{view.corners, view.positions, view.indices, view.transform};
+    return TriangleSource{view.corners, view.positions, view.indices, view.transform, view.planes};
 }
 
 /// One query: two meshes, or one mesh against itself (self: pairs sharing a vertex skipped).

@@ -47,12 +47,16 @@ BULLETGPU_HD int projectionAxis(const Triangle3d& t) {
     return -1;
 }
 
+/// Signs of the corners of `t` against the plane of `plane`, whose minors are `minors`.
+BULLETGPU_HD PlaneSides planeSides(const Triangle3d& plane, const PlaneMinors& minors, const Triangle3d& t) {
+    PlaneSides sides;
+    for (int c = 0; c < 3; ++c) sides.s[c] = orient3dOnPlane(minors, plane.p[0], plane.p[1], plane.p[2], t.p[c]);
+    return sides;
+}
+
 /// Signs of the corners of `t` against the plane of `plane`.
 BULLETGPU_HD PlaneSides planeSides(const Triangle3d& plane, const Triangle3d& t) {
-    const Orient3dPlane filter(plane.p[0], plane.p[1], plane.p[2]);
-    PlaneSides sides;
-    for (int c = 0; c < 3; ++c) sides.s[c] = filter.sign(t.p[c]);
-    return sides;
+    return planeSides(plane, planeMinors(plane.p[0], plane.p[1], plane.p[2]), t);
 }
 
 /// True when x, known collinear with a and b in coordinates (i, j), lies within their box.
@@ -160,13 +164,15 @@ BULLETGPU_HD bool edgesMeetTriangle(const Triangle3d& other, const PlaneSides& s
 }
 
 /// The exact test: true when the closed triangles share a point. Fills `detail` for
-/// intersectionSegment.
-BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const Triangle3d& t2, TriangleTestDetail& detail) {
+/// intersectionSegment. `minors1` and `minors2` are the triangles' plane minors when computed
+/// beforehand (planeMinors of their corners), or null.
+BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const PlaneMinors* minors1, const Triangle3d& t2,
+                                     const PlaneMinors* minors2, TriangleTestDetail& detail) {
     // A corner off a degenerate triangle's "plane" is impossible (every orient3d is zero), so
     // strict separation by either plane is decided first, before classifying the triangles.
-    detail.sides[0] = planeSides(t2, t1);
+    detail.sides[0] = minors2 != nullptr ? planeSides(t2, *minors2, t1) : planeSides(t2, t1);
     if (detail.sides[0].separated()) return false;
-    detail.sides[1] = planeSides(t1, t2);
+    detail.sides[1] = minors1 != nullptr ? planeSides(t1, *minors1, t2) : planeSides(t1, t2);
     if (detail.sides[1].separated()) return false;
     // In general position two more signs reject most of what crosses both planes; a meeting
     // pair goes on, so that `detail` is filled the same way for every meeting pair.
@@ -192,6 +198,11 @@ BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const Triangle3d& t2,
         }
     }
     return false;
+}
+
+/// The exact test, the plane minors computed here.
+BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const Triangle3d& t2, TriangleTestDetail& detail) {
+    return trianglesIntersect(t1, nullptr, t2, nullptr, detail);
 }
 
 /// The exact test without detail.

@@ -222,6 +222,8 @@ private:
         std::vector<NarrowBox> worldLeafBoxes; ///< Transformed (only with a transform).
         std::vector<Triangle3d> corners;       ///< Each triangle's corners in double, own frame.
         std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
+        std::vector<PlaneMinors> planes;       ///< Plane minors of each triangle's corners.
+        std::vector<PlaneMinors> worldPlanes;  ///< Of the transformed corners.
         std::vector<LbvhNode> worldNodes;      ///< Tree with transformed boxes.
         BoundingVolume volume = BoundingVolume::Aabb;
         MortonFrame frame;                ///< The principal frame while rigid (for builds with OBBs).

@@ -17,14 +17,17 @@ namespace {
 /// Corners (in double, moved by `transform` unless it is null) and boxes of every triangle.
 void computeLeafBoxes(const std::vector<float>& positions, const std::vector<std::uint32_t>& indices,
                       const double* transform, std::vector<NarrowBox>& boxes, std::vector<Triangle3d>& corners,
-                      int threads) {
+                      std::vector<PlaneMinors>& planes, int threads) {
     const auto count = static_cast<std::int64_t>(indices.size() / 3);
     boxes.resize(static_cast<std::size_t>(count));
     corners.resize(static_cast<std::size_t>(count));
+    planes.resize(static_cast<std::size_t>(count));
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
     for (std::int64_t t = 0; t < count; ++t) {
-        corners[t] = loadTriangle(positions.data(), indices.data(), static_cast<std::uint32_t>(t), transform);
-        boxes[t] = triangleBox(corners[t]);
+        const Triangle3d tri = loadTriangle(positions.data(), indices.data(), static_cast<std::uint32_t>(t), transform);
+        corners[t] = tri;
+        boxes[t] = triangleBox(tri);
+        planes[t] = planeMinors(tri.p[0], tri.p[1], tri.p[2]);
     }
 }
 
@@ -192,7 +195,7 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
     const Clock::time_point start = Clock::now();
     mesh.restructured.clear();
     if (build || moved) {
-        computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, m_threads);
+        computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, mesh.planes, m_threads);
     }
     if (build) {
         // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not.
@@ -234,7 +237,8 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
 void TriangleMeshSet::updateWorldTree(Mesh& mesh) {
     if (!mesh.hasTransform || !mesh.worldStale) return;
     const Clock::time_point start = Clock::now();
-    computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, mesh.worldCorners, m_threads);
+    computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, mesh.worldCorners,
+                     mesh.worldPlanes, m_threads);
     mesh.tree.refitInto(mesh.worldLeafBoxes.data(), mesh.worldNodes, m_threads);
     if (mesh.volume == BoundingVolume::Obb) transformObbs(mesh.transform, mesh.obbs, mesh.worldObbs, m_threads);
     mesh.worldStale = false;
@@ -253,6 +257,7 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
     const bool oriented = mesh.volume == BoundingVolume::Obb;
     const std::vector<NarrowObb>& obbs = moved ? mesh.worldObbs : mesh.obbs;
     const std::vector<Triangle3d>& corners = moved ? mesh.worldCorners : mesh.corners;
+    const std::vector<PlaneMinors>& planes = moved ? mesh.worldPlanes : mesh.planes;
     return MeshView{nodes.empty() ? nullptr : nodes.data(),
                     mesh.positions.data(),
                     mesh.indices.data(),
@@ -263,7 +268,8 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
                     static_cast<std::uint32_t>(nodes.size()),
                     mesh.tree.leafCount(),
                     oriented ? obbs.data() : nullptr,
-                    corners.empty() ? nullptr : corners.data()};
+                    corners.empty() ? nullptr : corners.data(),
+                    planes.empty() ? nullptr : planes.data()};
 }
 
 void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t count,

@@ -106,11 +106,14 @@ struct TriangleSource {
     const float* positions;       ///< x, y, z per vertex (own frame).
     const std::uint32_t* indices; ///< Three vertex indices per triangle.
     const double* transform;      ///< Row-major 3x4 [R | t], or null.
+    const PlaneMinors* planes;    ///< Plane minors of each triangle's corners, or null.
 
     /// Triangle t in the query's frame.
     BULLETGPU_HD Triangle3d triangle(std::uint32_t t) const {
         return corners != nullptr ? corners[t] : loadTriangle(positions, indices, t, transform);
     }
+    /// The plane minors of triangle t, or null when the test computes them.
+    BULLETGPU_HD const PlaneMinors* plane(std::uint32_t t) const { return planes != nullptr ? planes + t : nullptr; }
 };
 
 /// True when two triangles of one mesh share a vertex index (self-collision skips them).

@@ -334,6 +334,7 @@ struct TreeMesh {
                         static_cast<std::uint32_t>(tree.nodes().size()),
                         tree.leafCount(),
                         nullptr,
+                        nullptr,
                         nullptr};
     }
     /// Random disjoint internal subtrees, in node order.

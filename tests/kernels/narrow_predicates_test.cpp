@@ -60,7 +60,7 @@ void randomTriangle(std::mt19937& rng, int range, long long t[3][3]) {
 
 } // namespace
 
-TEST_CASE("orient3d, Orient3dPlane and orient2d signs are exact", "[narrow][predicates]") {
+TEST_CASE("orient3d, orient3dOnPlane and orient2d signs are exact", "[narrow][predicates]") {
     std::mt19937 rng(7);
     SECTION("against 128-bit integers on small grids and near-degenerate large coordinates") {
         for (int range : {2, 1 << 20}) {
@@ -80,7 +80,8 @@ TEST_CASE("orient3d, Orient3dPlane and orient2d signs are exact", "[narrow][pred
                 zeros += expected == 0;
                 REQUIRE(orient3d(point(p[0]), point(p[1]), point(p[2]), point(p[3])) == expected);
                 REQUIRE(exact::orient3dExact(point(p[0]), point(p[1]), point(p[2]), point(p[3])) == expected);
-                REQUIRE(Orient3dPlane(point(p[0]), point(p[1]), point(p[2])).sign(point(p[3])) == expected);
+                const Vec3d a = point(p[0]), b = point(p[1]), c = point(p[2]);
+                REQUIRE(orient3dOnPlane(planeMinors(a, b, c), a, b, c, point(p[3])) == expected);
             }
             CHECK(zeros > 1000);
         }
@@ -113,7 +114,7 @@ TEST_CASE("orient3d, Orient3dPlane and orient2d signs are exact", "[narrow][pred
     }
 }
 
-TEST_CASE("Orient3dPlane gives orient3d's exact sign for nearly coplanar points", "[narrow][predicates]") {
+TEST_CASE("orient3dOnPlane gives orient3d's exact sign for nearly coplanar points", "[narrow][predicates]") {
     std::mt19937 rng(11);
     SECTION("against the exact expansion on nearly coplanar floats far from the origin") {
         std::uniform_real_distribution<float> coordinate(-1, 1);
@@ -125,9 +126,35 @@ TEST_CASE("Orient3dPlane gives orient3d's exact sign for nearly coplanar points"
             }
             for (int k = 0; k < 3; ++k) f[3][k] = 0.3f * f[0][k] + 0.3f * f[1][k] + 0.4f * f[2][k];
             const Vec3d v[4] = {toVec3d(f[0]), toVec3d(f[1]), toVec3d(f[2]), toVec3d(f[3])};
-            REQUIRE(Orient3dPlane(v[0], v[1], v[2]).sign(v[3]) == exact::orient3dExact(v[0], v[1], v[2], v[3]));
+            REQUIRE(orient3dOnPlane(planeMinors(v[0], v[1], v[2]), v[0], v[1], v[2], v[3]) ==
+                    exact::orient3dExact(v[0], v[1], v[2], v[3]));
         }
     }
+}
+
+TEST_CASE("orient3dExact's stage on exact differences equals the full expansion", "[narrow][predicates]") {
+    std::mt19937 rng(13);
+    std::uniform_real_distribution<float> coordinate(-1, 1);
+    int exactlyCoplanar = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        // Near the origin, far from it (differences still exact), and points of very different
+        // magnitudes (differences rounded: the full expansion answers).
+        const float offset = trial % 3 == 1 ? 1000.0f : 0.0f;
+        const float scale = trial % 3 == 2 ? 1e20f : 1.0f;
+        float f[4][3];
+        for (auto& c : f) {
+            for (auto& x : c) x = offset + coordinate(rng);
+        }
+        for (int k = 0; k < 3; ++k) {
+            f[3][k] = trial % 2 == 0 ? 0.3f * f[0][k] + 0.3f * f[1][k] + 0.4f * f[2][k] : f[0][k] + (f[1][k] - f[0][k]);
+            f[2][k] *= scale;
+        }
+        const Vec3d v[4] = {toVec3d(f[0]), toVec3d(f[1]), toVec3d(f[2]), toVec3d(f[3])};
+        const int expansion = exact::orient3dExpansion(v[0], v[1], v[2], v[3]);
+        exactlyCoplanar += expansion == 0;
+        REQUIRE(exact::orient3dExact(v[0], v[1], v[2], v[3]) == expansion);
+    }
+    CHECK(exactlyCoplanar > 100);
 }
 
 TEST_CASE("trianglesIntersect equals the linear-program oracle on integer grids", "[narrow][predicates]") {

@@ -4,6 +4,7 @@
 #include "kernels/common/cache_line.h"
 #include "kernels/narrow/bvtt_front_ops.h"
 #include "kernels/narrow/bvtt_traversal.h"
+#include "kernels/narrow/contact_sort.h"
 #include "kernels/narrow/front_log.h"
 #include "kernels/narrow/front_quality.h"
 
@@ -76,6 +77,7 @@ private:
     std::vector<CacheLinePadded<ThreadOut>> m_threads;
     std::vector<FrontEntry> m_next;
     std::vector<FrontEntry> m_candidates;
+    ContactSorter m_sorter;
     FrontCounters m_counters;
 };
 

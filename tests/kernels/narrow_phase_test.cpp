@@ -2,6 +2,7 @@
 // TriangleMeshSet on the CPU against the all-pairs oracle: exact sorted contact sets for self
 // and pair queries on folded cloth, interlocked tori, a ball pressed into cloth and triangle
 // soup; tree validators after builds and refits; 24 animation frames of refits.
+#include "kernels/narrow/contact_sort.h"
 #include "kernels/narrow/mesh_generators.h"
 #include "kernels/narrow/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
@@ -12,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <random>
 #include <vector>
 
 using namespace bulletgpu;
@@ -83,6 +85,31 @@ double internalObbArea(const std::vector<LbvhNode>& nodes, const std::vector<Nar
 }
 
 } // namespace
+
+TEST_CASE("ContactSorter orders a query's contacts as a comparison sort does", "[narrow]") {
+    std::mt19937 rng(5);
+    ContactSorter sorter;
+    // Few contacts over many triangles (comparison sort), many over few (counting sort), a
+    // triangle with many partners, and contacts after others that must stay in place.
+    for (const auto& [count, triangles] : {std::pair<int, std::uint32_t>{50, 100000}, {20000, 3000}, {5000, 2}}) {
+        std::uniform_int_distribution<std::uint32_t> triangle(0, triangles - 1);
+        std::vector<TriangleContact> contacts(7);
+        for (std::size_t c = 0; c < contacts.size(); ++c) contacts[c].triangleA = static_cast<std::uint32_t>(99 - c);
+        for (int c = 0; c < count; ++c) {
+            TriangleContact contact{};
+            contact.triangleA = triangle(rng);
+            contact.triangleB = static_cast<std::uint32_t>(rng());
+            contact.segment[0][0] = static_cast<float>(c);
+            contacts.push_back(contact);
+        }
+        std::vector<TriangleContact> expected = contacts;
+        std::sort(expected.begin() + 7, expected.end(), [](const TriangleContact& x, const TriangleContact& y) {
+            return x.triangleA != y.triangleA ? x.triangleA < y.triangleA : x.triangleB < y.triangleB;
+        });
+        sorter.sort(contacts, 7, triangles);
+        requireSameContacts(contacts, expected);
+    }
+}
 
 TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
     const std::uint32_t count = GENERATE(0u, 1u, 2u, 3u, 7u, 100u, 5000u);

@@ -42,15 +42,25 @@ inline FrontTree frontTreeOf(const MeshView& view) {
     return FrontTree{view.nodes, view.escape, view.leaves, view.nodeCount, view.leafCount, view.obbs};
 }
 
+/// What FrontTraversal::run does with a query's front.
+enum class FrontRun {
+    Update, ///< Updates the kept front by sprouting and pruning (generates it the first time).
+    Walk,   ///< Walks every query leaf anew and only counts the front (its entries are left empty).
+};
+
 /// Runs one query through its front on OpenMP threads. Every contiguous block of the old front
 /// (or of the query leaves) goes to one thread and the blocks are joined in order, so the front
 /// stays sorted and the contacts do not depend on the threads. Buffers are reused.
 class FrontTraversal {
 public:
-    /// Generates `front` anew when `regenerate` (or when it was never generated), else updates
-    /// it; appends the query's contacts to `contacts`, sorted by (triangleA, triangleB).
-    void run(const BvttQuery& query, BvttFront& front, bool regenerate, int threads,
+    /// Updates `front` or walks anew (`mode`); appends the query's contacts to `contacts`,
+    /// sorted by (triangleA, triangleB).
+    void run(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads,
              std::vector<TriangleContact>& contacts);
+
+    /// Fills the entries of `front` after a FrontRun::Walk of the same query (for the front
+    /// log): walks every query leaf again, without exact tests; counters are left as they were.
+    void regenerateEntries(const BvttQuery& query, BvttFront& front, int threads);
 
     /// Carries `front` over to trees restructured since it was made (restructureFrontEntry),
     /// without box tests; the next run updates it as usual.
@@ -69,8 +79,14 @@ private:
         std::vector<FrontEntry> candidates;
         std::vector<TriangleContact> contacts;
         std::uint64_t boxTests = 0;
+        std::uint64_t frontEntries = 0;
         std::uint64_t triangleTests = 0;
     };
+    /// Generates or updates the front on the threads (its entries kept or only counted) and
+    /// collects the candidates.
+    void traverse(const BvttQuery& query, BvttFront& front, bool generate, bool keepFront, int threads);
+    /// The exact tests of the candidates, then the sort of the contacts.
+    void testCandidates(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts);
     /// Appends each thread's `member` list to `out` in thread order.
     void join(std::vector<FrontEntry> ThreadOut::*member, int team, std::vector<FrontEntry>& out);
 

@@ -19,13 +19,19 @@ constexpr std::int64_t cParallelItems = 2048;
 /// Below this many candidates the exact tests run on one thread.
 constexpr std::int64_t cParallelCandidates = 256;
 
-/// A sink appending to one thread's vectors.
+/// A sink appending to one thread's vectors; with `keepFronts` false it only counts the front
+/// entries.
 struct VectorSink {
     std::vector<FrontEntry>& fronts;
     std::vector<FrontEntry>& candidates;
+    bool keepFronts = true;
     std::uint64_t boxTests = 0;
+    std::uint64_t frontEntries = 0;
 
-    void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
+    void front(std::uint32_t leaf, std::uint32_t node) {
+        ++frontEntries;
+        if (keepFronts) fronts.push_back(FrontEntry{leaf, node});
+    }
     void candidate(std::uint32_t leaf, std::uint32_t node) { candidates.push_back(FrontEntry{leaf, node}); }
     void boxTest() { ++boxTests; }
 };
@@ -97,10 +103,10 @@ void FrontTraversal::carryOver(const FrontTree& query, const FrontTree& other, b
     front.entries.swap(m_next);
 }
 
-void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenerate, int threads,
+void FrontTraversal::run(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads,
                          std::vector<TriangleContact>& contacts) {
     m_counters = FrontCounters{};
-    const bool generate = regenerate || !front.generated;
+    const bool generate = mode == FrontRun::Walk || !front.generated;
     m_counters.generated = generate;
     front.generated = true;
     if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
@@ -108,6 +114,18 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
         m_candidates.clear();
         return;
     }
+    traverse(query, front, generate, mode == FrontRun::Update, threads);
+    testCandidates(query, threads, contacts);
+}
+
+void FrontTraversal::regenerateEntries(const BvttQuery& query, BvttFront& front, int threads) {
+    if (query.a.nodes == nullptr || query.b.nodes == nullptr) return;
+    const FrontCounters counters = m_counters;
+    traverse(query, front, true, true, threads);
+    m_counters = counters;
+}
+
+void FrontTraversal::traverse(const BvttQuery& query, BvttFront& front, bool generate, bool keepFront, int threads) {
     const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
     const bool self = query.self;
     const std::int64_t items =
@@ -118,15 +136,14 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
         ThreadOut& out = m_threads[t].value;
         out.fronts.clear();
         out.candidates.clear();
-        out.contacts.clear();
-        out.boxTests = out.triangleTests = 0;
+        out.boxTests = out.frontEntries = 0;
     }
     const FrontEntry* old = front.entries.data();
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num(), size = omp_get_num_threads();
         ThreadOut& out = m_threads[t].value;
-        VectorSink sink{out.fronts, out.candidates};
+        VectorSink sink{out.fronts, out.candidates, keepFront};
         const std::int64_t lo = items * t / size, hi = items * (t + 1) / size;
         for (std::int64_t i = lo; i < hi; ++i) {
             if (generate) {
@@ -136,14 +153,25 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, bool regenera
             }
         }
         out.boxTests = sink.boxTests;
+        out.frontEntries = sink.frontEntries;
     }
-    join(&ThreadOut::fronts, team, m_next);
-    front.entries.swap(m_next);
+    if (keepFront) {
+        join(&ThreadOut::fronts, team, m_next);
+        front.entries.swap(m_next);
+    } else {
+        front.entries.clear();
+    }
     join(&ThreadOut::candidates, team, m_candidates);
-    for (int t = 0; t < team; ++t) m_counters.boxTests += m_threads[t].value.boxTests;
-    m_counters.frontEntries = front.entries.size();
+    for (int t = 0; t < team; ++t) {
+        m_counters.boxTests += m_threads[t].value.boxTests;
+        m_counters.frontEntries += m_threads[t].value.frontEntries;
+    }
     m_counters.candidates = m_candidates.size();
+}
 
+void FrontTraversal::testCandidates(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts) {
+    const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
+    const bool self = query.self;
     const Clock::time_point testStart = Clock::now();
     const auto candidates = static_cast<std::int64_t>(m_candidates.size());
     const int testTeam = teamFor(candidates, cParallelCandidates, threads);

@@ -178,8 +178,12 @@ public:
     bool restructuring() const { return m_restructuring; }
     /// Generates every front anew at the next query instead of updating it.
     void resetFronts();
-    /// The front kept for the query (meshA, meshB), or null when there is none.
+    /// The front kept for the query (meshA, meshB), or null when there is none (with the
+    /// LeafWalk traversal its entries are empty: the walk only counts them).
     const BvttFront* front(std::uint32_t meshA, std::uint32_t meshB) const;
+    /// The front a fresh walk of every query leaf makes over the trees as the last query left
+    /// them (CPU backend, one thread): what a kept front must equal.
+    std::vector<FrontEntry> walkedFront(std::uint32_t meshA, std::uint32_t meshB) const;
 
     /// Removes every mesh.
     void clear();

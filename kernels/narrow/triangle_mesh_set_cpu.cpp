@@ -175,6 +175,23 @@ const BvttFront* TriangleMeshSet::front(std::uint32_t meshA, std::uint32_t meshB
     return found == m_fronts.end() ? nullptr : &found->second;
 }
 
+std::vector<FrontEntry> TriangleMeshSet::walkedFront(std::uint32_t meshA, std::uint32_t meshB) const {
+    checkMesh(meshA);
+    checkMesh(meshB);
+    const bool self = meshA == meshB;
+    const FrontTree a = frontTreeOf(viewOf(meshA, !self)), b = frontTreeOf(viewOf(meshB, !self));
+    std::vector<FrontEntry> entries;
+    if (a.nodes == nullptr || b.nodes == nullptr) return entries;
+    struct Collector {
+        std::vector<FrontEntry>& fronts;
+        void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
+        void candidate(std::uint32_t, std::uint32_t) {}
+        void boxTest() {}
+    } sink{entries};
+    for (std::uint32_t leaf = 0; leaf < a.leafCount; ++leaf) generateFront(a, b, self, leaf, sink);
+    return entries;
+}
+
 BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
     BvttFront& front = m_fronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
     const std::uint64_t buildA = m_meshes[query.meshA].tree.buildCount();
@@ -318,7 +335,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         const bool keep = m_traversal == NarrowTraversal::Fronts;
         for (std::uint32_t q : m_order) {
             BvttFront& front = frontOf(queries[q]);
-            m_frontTraversal.run(m_queries[q], front, !keep, m_threads, contacts);
+            m_frontTraversal.run(m_queries[q], front, keep ? FrontRun::Update : FrontRun::Walk, m_threads, contacts);
             const FrontCounters& counters = m_frontTraversal.counters();
             m_stats.boxTests += counters.boxTests;
             m_stats.triangleTests += counters.triangleTests;
@@ -326,6 +343,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
             m_stats.frontsGenerated += counters.generated ? 1 : 0;
             m_stats.testMs += counters.testMs;
             recordQuality(queries[q], m_queries[q], front, counters);
+            if (!keep) front.entries.clear();
         }
     }
     m_stats.traverseMs = millisecondsSince(start);
@@ -357,8 +375,15 @@ void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery&
         recordFrontQuality(front.quality, counters.frontEntries, counters.candidates, leaves, m_rebuildRatio);
     m_stats.worstQualityRatio = std::max(m_stats.worstQualityRatio, front.quality.ratio());
     const FrontTree other = frontTreeOf(views.b);
+    // A leaf walk keeps no entries: the leaves walk again when a log needs them.
+    const auto recordLog = [&](FrontLog& log) {
+        if (m_traversal != NarrowTraversal::Fronts && front.entries.empty()) {
+            m_frontTraversal.regenerateEntries(views, front, m_threads);
+        }
+        log.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
+    };
     if (front.quality.logStale && m_rebuildRatio > 0) {
-        front.referenceLog.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
+        recordLog(front.referenceLog);
         front.quality.logStale = false;
     }
     if (!degraded) {
@@ -370,7 +395,7 @@ void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery&
     if (!mesh.refittedSinceBuild || mesh.needsBuild) return;
     m_chosen.clear();
     if (m_restructuring && !front.quality.restructured) {
-        m_frontLog.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
+        recordLog(m_frontLog);
         chooseSubtrees(other, m_frontLog, front.referenceLog, m_rebuildRatio, m_chosen);
     }
     if (scheduleRepair(m_chosen, mesh.tree.leafCount(), mesh.pendingSubtrees, front.quality)) {

@@ -29,12 +29,12 @@ bool sameContacts(const std::vector<TriangleContact>& x, const std::vector<Trian
     return x.size() == y.size() && (x.empty() || std::memcmp(x.data(), y.data(), x.size() * sizeof(x[0])) == 0);
 }
 
-/// Identical fronts.
-bool sameFront(const BvttFront* x, const BvttFront* y) {
-    if (x == nullptr || y == nullptr) return x == y;
-    return x->entries.size() == y->entries.size() &&
-           (x->entries.empty() ||
-            std::memcmp(x->entries.data(), y->entries.data(), x->entries.size() * sizeof(FrontEntry)) == 0);
+/// A kept front identical to a freshly walked one.
+bool sameFront(const BvttFront* kept, const std::vector<FrontEntry>& walked) {
+    if (kept == nullptr) return walked.empty();
+    return kept->entries.size() == walked.size() &&
+           (walked.empty() ||
+            std::memcmp(kept->entries.data(), walked.data(), walked.size() * sizeof(FrontEntry)) == 0);
 }
 
 /// The oracle's view of a mesh.
@@ -95,7 +95,7 @@ struct ThreeWays {
         REQUIRE(sameContacts(a, b));
         REQUIRE(sameContacts(a, c));
         for (const MeshPairQuery& q : queries)
-            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.front(q.meshA, q.meshB)));
+            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.walkedFront(q.meshA, q.meshB)));
         REQUIRE(fronts.stats().frontEntries == walk.stats().frontEntries);
         return a;
     }
@@ -189,7 +189,7 @@ TEST_CASE("Degraded fronts rebuild the deformed trees; contacts still equal brut
         // The kept front and the walk's fresh one measure the same trees, so they rebuild together.
         REQUIRE(fronts.stats().rebuilt == walk.stats().rebuilt);
         REQUIRE(fronts.stats().rebuildsScheduled == walk.stats().rebuildsScheduled);
-        REQUIRE(sameFront(fronts.front(0, 0), walk.front(0, 0)));
+        REQUIRE(sameFront(fronts.front(0, 0), walk.walkedFront(0, 0)));
         REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || fronts.stats().rebuilt > 0 ? 1u : 0u));
         REQUIRE(fronts.stats().worstQualityRatio < 2 * cDefaultRebuildRatio);
         REQUIRE(never.stats().rebuilt == (frame == 0 ? 1u : 0u));
@@ -237,7 +237,7 @@ TEST_CASE("Degraded subtrees are restructured in place and the fronts carried ov
         REQUIRE(fronts.treeSnapshot(0).nodes.size() == walk.treeSnapshot(0).nodes.size());
         // A restructuring carries the front over: it is updated, not generated anew.
         REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || fronts.stats().rebuilt > 0 ? 1u : 0u));
-        REQUIRE(sameFront(fronts.front(0, 0), walk.front(0, 0)));
+        REQUIRE(sameFront(fronts.front(0, 0), walk.walkedFront(0, 0)));
         REQUIRE(sameContacts(a, b));
         REQUIRE(sameContacts(a, c));
         if (frame % 20 == 0) REQUIRE(sameContacts(a, bruteForceContacts(oracleOf(soup, 0), nullptr)));
@@ -288,7 +288,7 @@ TEST_CASE("Fronts between meshes are carried over when either mesh is restructur
         REQUIRE(fronts.stats().subtreesRestructured == walk.stats().subtreesRestructured);
         REQUIRE(sameContacts(a, b));
         for (const MeshPairQuery& q : queries)
-            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.front(q.meshA, q.meshB)));
+            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.walkedFront(q.meshA, q.meshB)));
         if (frame % 20 == 0) {
             const OracleMesh x = oracleOf(first, 0), y = oracleOf(second, 1);
             std::vector<TriangleContact> oracle = bruteForceContacts(x, nullptr);
@@ -369,7 +369,7 @@ TEST_CASE("Fronts carried over random restructurings equal fresh walks", "[narro
         TreeMesh& other = self ? a : b;
         BvttFront front, walked;
         std::vector<TriangleContact> kept, anew;
-        traversal.run(BvttQuery{a.view(0), other.view(self ? 0 : 1), self}, front, true, 2, kept);
+        traversal.run(BvttQuery{a.view(0), other.view(self ? 0 : 1), self}, front, FrontRun::Update, 2, kept);
         const std::vector<NodeRange> inA = a.randomSubtrees(rng, chance);
         const std::vector<NodeRange> inB = self ? inA : b.randomSubtrees(rng, chance);
         a.tree.restructure(a.boxes.data(), inA, 2);
@@ -386,10 +386,10 @@ TEST_CASE("Fronts carried over random restructurings equal fresh walks", "[narro
                 return x.leaf != y.leaf ? x.leaf < y.leaf : x.node < y.node;
             }));
         kept.clear();
-        traversal.run(query, front, false, 2, kept);
-        fresh.run(query, walked, true, 2, anew);
+        traversal.run(query, front, FrontRun::Update, 2, kept);
+        fresh.run(query, walked, FrontRun::Update, 2, anew); // a new front: generated
         INFO("chance " << chance << ", subtrees " << inA.size() << " / " << inB.size());
-        REQUIRE(sameFront(&front, &walked));
+        REQUIRE(sameFront(&front, walked.entries));
         REQUIRE(sameContacts(kept, anew));
     }
 }

@@ -6,6 +6,7 @@
 #include "kernels/narrow/bvtt_traversal.h"
 #include "kernels/narrow/contact_sort.h"
 #include "kernels/narrow/front_log.h"
+#include "kernels/narrow/front_group_walk.h"
 #include "kernels/narrow/front_quality.h"
 
 #include <cstdint>
@@ -81,6 +82,7 @@ private:
         std::uint64_t boxTests = 0;
         std::uint64_t frontEntries = 0;
         std::uint64_t triangleTests = 0;
+        GroupWalkScratch groupWalk;
     };
     /// Generates or updates the front on the threads (its entries kept or only counted) and
     /// collects the candidates.

@@ -3,6 +3,7 @@
 // joined in order; then the exact tests of the candidates in blocks (the other triangle
 // prefetched ahead), and one counting sort.
 #include "kernels/narrow/bvtt_front.h"
+#include "kernels/narrow/front_group_walk.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
 
@@ -139,21 +140,33 @@ void FrontTraversal::traverse(const BvttQuery& query, BvttFront& front, bool gen
         out.boxTests = out.frontEntries = 0;
     }
     const FrontEntry* old = front.entries.data();
+    // Boxes only: consecutive leaves walk together (front_group_walk.h).
+    const bool groups = generate && a.obbs == nullptr && b.obbs == nullptr;
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num(), size = omp_get_num_threads();
         ThreadOut& out = m_threads[t].value;
-        VectorSink sink{out.fronts, out.candidates, keepFront};
         const std::int64_t lo = items * t / size, hi = items * (t + 1) / size;
-        for (std::int64_t i = lo; i < hi; ++i) {
-            if (generate) {
-                generateFront(a, b, self, static_cast<std::uint32_t>(i), sink);
-            } else {
-                updateFrontEntry(a, b, self, old, static_cast<std::uint64_t>(i), sink);
+        if (groups) {
+            GroupWalkOutput group{out.fronts, out.candidates, keepFront};
+            for (std::int64_t i = lo; i < hi; i += cWalkLanes) {
+                const auto count = static_cast<std::uint32_t>(std::min<std::int64_t>(cWalkLanes, hi - i));
+                generateFrontGroup(a, b, self, static_cast<std::uint32_t>(i), count, out.groupWalk, group);
             }
+            out.boxTests = group.boxTests;
+            out.frontEntries = group.frontEntries;
+        } else {
+            VectorSink sink{out.fronts, out.candidates, keepFront};
+            for (std::int64_t i = lo; i < hi; ++i) {
+                if (generate) {
+                    generateFront(a, b, self, static_cast<std::uint32_t>(i), sink);
+                } else {
+                    updateFrontEntry(a, b, self, old, static_cast<std::uint64_t>(i), sink);
+                }
+            }
+            out.boxTests = sink.boxTests;
+            out.frontEntries = sink.frontEntries;
         }
-        out.boxTests = sink.boxTests;
-        out.frontEntries = sink.frontEntries;
     }
     if (keepFront) {
         join(&ThreadOut::fronts, team, m_next);

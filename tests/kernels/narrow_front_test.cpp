@@ -4,6 +4,7 @@
 // equals the front generated anew, and the contacts equal the leaf walk's, the simultaneous
 // descent's and (every tenth frame) the all-pairs oracle's.
 #include "kernels/common/cuda_device.h"
+#include "kernels/narrow/front_group_walk.h"
 #include "kernels/narrow/mesh_generators.h"
 #include "kernels/narrow/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
@@ -36,6 +37,9 @@ bool sameFront(const BvttFront* kept, const std::vector<FrontEntry>& walked) {
            (walked.empty() ||
             std::memcmp(kept->entries.data(), walked.data(), walked.size() * sizeof(FrontEntry)) == 0);
 }
+
+/// Identical front entries.
+bool sameEntry(const FrontEntry& x, const FrontEntry& y) { return x.leaf == y.leaf && x.node == y.node; }
 
 /// The oracle's view of a mesh.
 OracleMesh oracleOf(const PlyMesh& mesh, std::uint32_t index, const double* transform = nullptr) {
@@ -355,6 +359,46 @@ struct TreeMesh {
 };
 
 } // namespace
+
+TEST_CASE("Group walks emit what each leaf's own walk emits", "[narrow][front]") {
+    // Drifted soup (a refitted tree whose boxes overlap much) and a folded cloth, self and
+    // pair queries, every group size up to cWalkLanes, front entries kept or counted.
+    const auto seed = GENERATE(1u, 2u);
+    const bool self = GENERATE(true, false);
+    TreeMesh soup(driftingSoup(2000, 0.15, seed, 0.03, 0), driftingSoup(2000, 0.15, seed, 0.03, 9));
+    TreeMesh cloth(foldedCloth(20, 0.02, 0.06, 0.3), foldedCloth(20, 0.02, 0.06, 0.3));
+    const FrontTree a = frontTreeOf(soup.view(0)), b = frontTreeOf(self ? soup.view(0) : cloth.view(1));
+    struct Collector {
+        std::vector<FrontEntry> fronts, candidates;
+        std::uint64_t boxTests = 0;
+        void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
+        void candidate(std::uint32_t leaf, std::uint32_t node) { candidates.push_back(FrontEntry{leaf, node}); }
+        void boxTest() { ++boxTests; }
+    };
+    GroupWalkScratch scratch;
+    std::uint64_t candidates = 0;
+    for (const bool keep : {true, false}) {
+        for (std::uint32_t lanes = 1; lanes <= cWalkLanes; ++lanes) {
+            Collector single;
+            std::vector<FrontEntry> fronts, pairs;
+            GroupWalkOutput group{fronts, pairs, keep};
+            for (std::uint32_t first = 0; first < a.leafCount; first += lanes) {
+                const std::uint32_t count = std::min(lanes, a.leafCount - first);
+                for (std::uint32_t i = first; i < first + count; ++i) generateFront(a, b, self, i, single);
+                generateFrontGroup(a, b, self, first, count, scratch, group);
+            }
+            INFO("lanes " << lanes << ", kept " << keep);
+            REQUIRE(group.boxTests == single.boxTests);
+            REQUIRE(group.frontEntries == single.fronts.size());
+            REQUIRE(fronts.size() == (keep ? single.fronts.size() : 0u));
+            if (keep) REQUIRE(std::equal(fronts.begin(), fronts.end(), single.fronts.begin(), sameEntry));
+            REQUIRE(pairs.size() == single.candidates.size());
+            REQUIRE(std::equal(pairs.begin(), pairs.end(), single.candidates.begin(), sameEntry));
+            candidates = pairs.size();
+        }
+    }
+    CHECK(candidates > 1000);
+}
 
 TEST_CASE("Fronts carried over random restructurings equal fresh walks", "[narrow][front]") {
     // Subtrees picked at random (deep and shallow, one or many) rather than by the front log:

@@ -157,11 +157,23 @@ void FrontTraversal::traverse(const BvttQuery& query, BvttFront& front, bool gen
             out.frontEntries = group.frontEntries;
         } else {
             VectorSink sink{out.fronts, out.candidates, keepFront};
+            // The last subtree an entry of this block was pruned to: a later entry of the same
+            // leaf inside it is disjoint too (boxes nest), climbs to the same ancestor and is
+            // dropped, so it is skipped without its climb. OBB tests are not exactly monotone.
+            const bool nested = a.obbs == nullptr && b.obbs == nullptr;
+            FrontEntry pruned{cNoNode, 0};
+            std::uint32_t prunedEnd = 0;
             for (std::int64_t i = lo; i < hi; ++i) {
                 if (generate) {
                     generateFront(a, b, self, static_cast<std::uint32_t>(i), sink);
-                } else {
-                    updateFrontEntry(a, b, self, old, static_cast<std::uint64_t>(i), sink);
+                    continue;
+                }
+                const FrontEntry entry = old[i];
+                if (entry.leaf == pruned.leaf && entry.node > pruned.node && entry.node < prunedEnd) continue;
+                const std::uint32_t top = updateFrontEntry(a, b, self, old, static_cast<std::uint64_t>(i), sink);
+                if (nested && top != cNoNode) {
+                    pruned = FrontEntry{entry.leaf, top};
+                    prunedEnd = b.escape[top];
                 }
             }
             out.boxTests = sink.boxTests;

@@ -85,10 +85,11 @@ BULLETGPU_HD void generateFront(const FrontTree& query, const FrontTree& other, 
 /// Updates entry `i` of `front` (sorted by leaf, then node) against the refitted trees: keeps
 /// an overlapping leaf entry (a candidate), sprouts an overlapping internal one, prunes a
 /// disjoint one to its highest disjoint ancestor after the leaf, and drops it when the entry
-/// before it (same leaf) lies below that ancestor and so emits it.
+/// before it (same leaf) lies below that ancestor and so emits it. Returns the ancestor a
+/// disjoint entry was pruned to, or cNoNode when the entry overlapped.
 template <typename Sink>
-BULLETGPU_HD void updateFrontEntry(const FrontTree& query, const FrontTree& other, bool self, const FrontEntry* front,
-                                   std::uint64_t i, Sink& sink) {
+BULLETGPU_HD std::uint32_t updateFrontEntry(const FrontTree& query, const FrontTree& other, bool self,
+                                            const FrontEntry* front, std::uint64_t i, Sink& sink) {
     const FrontEntry entry = front[i];
     const NarrowBox box = query.nodes[entry.leaf].box;
     const NarrowObb* obb = obbOf(query, entry.leaf);
@@ -101,7 +102,7 @@ BULLETGPU_HD void updateFrontEntry(const FrontTree& query, const FrontTree& othe
         } else {
             walkFront(other, box, obb, entry.leaf, entry.node + 1, other.escape[entry.node], sink);
         }
-        return;
+        return cNoNode;
     }
     std::uint32_t top = entry.node;
     for (std::uint32_t p = node.parent; p != cNoNode && (!self || p > entry.leaf); p = other.nodes[p].parent) {
@@ -109,8 +110,9 @@ BULLETGPU_HD void updateFrontEntry(const FrontTree& query, const FrontTree& othe
         if (volumesOverlap(box, obb, other.nodes[p].box, obbOf(other, p))) break;
         top = p;
     }
-    if (top != entry.node && i > 0 && front[i - 1].leaf == entry.leaf && front[i - 1].node >= top) return;
+    if (top != entry.node && i > 0 && front[i - 1].leaf == entry.leaf && front[i - 1].node >= top) return top;
     sink.front(entry.leaf, top);
+    return top;
 }
 
 /// The subtrees of one tree restructured since a front was made (Lbvh::restructure): sorted,

@@ -12,7 +12,7 @@
 // only), and btDbvt followed by the same exact triangle tests on one thread (the whole narrow
 // phase a Bullet user would write with it). Prints a table and writes JSON.
 //
-// Usage: bulletgpu-bench-narrow [data dir] [repeats] [json file]
+// Usage: bulletgpu-bench-narrow [data dir] [repeats] [json file] [scenes, comma-separated]
 #include "bench/sample_statistics.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
@@ -252,6 +252,10 @@ int main(int argc, char** argv) {
     const std::string dataDir = argc > 1 ? argv[1] : (fromEnv != nullptr ? fromEnv : "../shared/data");
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
     const std::string jsonPath = argc > 3 ? argv[3] : "narrow_phase_bench.json";
+    const std::string only = argc > 4 ? "," + std::string(argv[4]) + "," : std::string();
+    const auto chosen = [&](const char* scene) {
+        return only.empty() || only.find("," + std::string(scene) + ",") != std::string::npos;
+    };
     const BoundingVolume obb = BoundingVolume::Obb;
     std::vector<Engine> engines = {{"descent 1t", Backend::Cpu, 1, NarrowTraversal::Descent},
                                    {"descent 2t", Backend::Cpu, 2, NarrowTraversal::Descent},
@@ -295,6 +299,7 @@ int main(int argc, char** argv) {
                             {"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                             {"rod-twist", {"3036", "3037"}}};
     for (const Scene& scene : scenes) {
+        if (!chosen(scene.name)) continue;
         Frames frames(2);
         try {
             for (int f = 0; f < 2; ++f) {
@@ -306,15 +311,21 @@ int main(int argc, char** argv) {
         }
         runScene(scene.name, frames, 4, repeats, engines, report);
     }
-    Frames animation;
-    for (int f = 0; f < cAnimationFrames; ++f) animation.push_back(drapedCloth(cClothSide, 0.05 * f));
-    runScene("draped-cloth", animation, cAnimationFrames - 1, 1, engines, report);
-    Frames soup;
-    for (int f = 0; f < cSoupFrames; ++f) soup.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.01, f));
-    runScene("drifting-soup", soup, cSoupFrames - 1, 1, soupEngines, report);
-    Frames corner;
-    for (int f = 0; f < cSoupFrames; ++f) corner.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.02, f, 0.0));
-    runScene("corner-drift", corner, cSoupFrames - 1, 1, soupEngines, report);
+    if (chosen("draped-cloth")) {
+        Frames animation;
+        for (int f = 0; f < cAnimationFrames; ++f) animation.push_back(drapedCloth(cClothSide, 0.05 * f));
+        runScene("draped-cloth", animation, cAnimationFrames - 1, 1, engines, report);
+    }
+    if (chosen("drifting-soup")) {
+        Frames soup;
+        for (int f = 0; f < cSoupFrames; ++f) soup.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.01, f));
+        runScene("drifting-soup", soup, cSoupFrames - 1, 1, soupEngines, report);
+    }
+    if (chosen("corner-drift")) {
+        Frames corner;
+        for (int f = 0; f < cSoupFrames; ++f) corner.push_back(driftingSoup(cSoupTriangles, 0.02, 5, 0.02, f, 0.0));
+        runScene("corner-drift", corner, cSoupFrames - 1, 1, soupEngines, report);
+    }
     std::ofstream(jsonPath) << report.dump(2) << "\n";
     std::printf(
         "times in ms (medians; mean: mean frame); exact = exact tests and sort, part of query; frame = "

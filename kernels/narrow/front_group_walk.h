@@ -46,7 +46,7 @@ struct GroupWalkOutput {
 };
 
 /// Generates the fronts of query leaves [first, first + count) (depth-first leaf indices,
-/// count <= cWalkLanes) against `other`, as generateFront of each in turn would: appends their
+/// count at most cWalkLanes) against `other`, as generateFront of each in turn would: appends their
 /// entries and candidates to `out` in leaf order, then node order. Neither tree may keep OBBs.
 void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool self, std::uint32_t first,
                         std::uint32_t count, GroupWalkScratch& scratch, GroupWalkOutput& out);

@@ -57,6 +57,7 @@ std::uint32_t lowestBit(std::uint32_t bits) { return static_cast<std::uint32_t>(
 
 void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool self, std::uint32_t first,
                         std::uint32_t count, GroupWalkScratch& scratch, GroupWalkOutput& out) {
+    if (count == 0) return;
     LaneBoxes boxes;
     std::uint32_t leaf[cWalkLanes];
     for (std::uint32_t i = 0; i < cWalkLanes; ++i) {

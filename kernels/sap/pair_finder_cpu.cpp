@@ -37,6 +37,7 @@ BoxArraysView viewOf(const BoxStore& boxes) {
 PairFinderCpu::PairFinderCpu(int threads)
     : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_tuner(m_threads) {
     m_threadPairs.resize(static_cast<std::size_t>(m_threads));
+    m_threadLanes.resize(static_cast<std::size_t>(m_threads));
 }
 
 std::string PairFinderCpu::description() const {
@@ -129,9 +130,8 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
                 huge.push_back(slot);
                 continue;
             }
-            const std::uint32_t flags = range.count() == 1 ? cSingleCell : 0u;
-            m_boxes[slot] = SweepBox{minS[slot], maxS[slot], minU[slot], maxU[slot],  minV[slot],
-                                     maxV[slot], slot,       flags,      group[slot], mask[slot]};
+            m_boxes[slot] = SweepBox{minS[slot], maxS[slot], minU[slot],  maxU[slot], minV[slot],
+                                     maxV[slot], slot,       group[slot], mask[slot]};
             m_sortKeys[slot] = orderedFloatKey(minS[slot]);
             ++normals;
         }
@@ -197,7 +197,11 @@ void PairFinderCpu::bucketIntoCells() {
             const SweepBox& box = m_sortedBoxes[static_cast<std::size_t>(k)];
             const SapCellRange r = sapCellRange(m_grid, box.minU, box.maxU, box.minV, box.maxV);
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
-                for (std::int32_t u = r.u0; u <= r.u1; ++u) m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = box;
+                for (std::int32_t u = r.u0; u <= r.u1; ++u) {
+                    m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = CellEntry{
+                        box.minS,  box.maxS, box.minU, box.maxU, box.minV, box.maxV, box.slot, sapCornerBits(r, u, v),
+                        box.group, box.mask};
+                }
             }
         }
     }
@@ -209,38 +213,25 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const std::int64_t cells = m_grid.cellCount();
     const std::int64_t normals = m_bucketedCount;
     const std::int64_t huge = static_cast<std::int64_t>(m_hugeSlots.size());
-    const SweepBox* entries = m_entries.data();
     std::uint64_t candidates = 0;
+    CellSweepRules rules;
+    rules.filterGroups = filterGroups;
+    rules.confirmBySlot = view.exactMin[0] != nullptr || m_ownership.axis >= 0;
+    rules.view = view;
+    rules.ownership = m_ownership;
 
-    for (auto& part : m_threadPairs) part.value.clear();
+    for (auto& part : m_threadPairs) part.value.count = 0;
 #pragma omp parallel num_threads(m_activeThreads) reduction(+ : candidates)
     {
-        std::vector<std::uint64_t>& out = m_threadPairs[static_cast<std::size_t>(omp_get_thread_num())].value;
+        const auto thread = static_cast<std::size_t>(omp_get_thread_num());
+        SweepOutput& out = m_threadPairs[thread].value;
+        CellLanes& lanes = m_threadLanes[thread].value;
 
         // Bucketed boxes: sweep each cell; a pair is kept only by its reference cell.
 #pragma omp for schedule(dynamic, 16) nowait
         for (std::int64_t cell = 0; cell < cells; ++cell) {
-            const std::uint32_t end = m_cellStart[cell + 1];
-            for (std::uint32_t i = m_cellStart[cell]; i < end; ++i) {
-                const SweepBox a = entries[i];
-                std::uint32_t j = i + 1;
-                for (; j < end && entries[j].minS <= a.maxS; ++j) {
-                    const SweepBox& b = entries[j];
-                    // One branch for both axes: the outcome is hard to predict.
-                    const bool overlapUV =
-                        (a.minU <= b.maxU) & (b.minU <= a.maxU) & (a.minV <= b.maxV) & (b.minV <= a.maxV);
-                    if (!overlapUV) continue;
-                    if ((a.flags & b.flags & cSingleCell) == 0 &&
-                        sapReferenceCell(m_grid, a.minU, a.minV, b.minU, b.minV) != static_cast<std::uint32_t>(cell)) {
-                        continue;
-                    }
-                    if (filterGroups && !groupsCollide(a.group, a.mask, b.group, b.mask)) continue;
-                    if (sapAcceptPair(view, a.slot, b.slot, false) && sapOwnsPair(m_ownership, view, a.slot, b.slot)) {
-                        out.push_back(pairKey(a.slot, b.slot));
-                    }
-                }
-                candidates += j - i - 1;
-            }
+            const std::uint32_t first = m_cellStart[cell];
+            candidates += sweepCell(m_entries.data() + first, m_cellStart[cell + 1] - first, rules, lanes, out);
         }
 
         // Huge boxes against every bucketed box, then against each other.
@@ -252,7 +243,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                     ++candidates;
                     if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) &&
                         sapOwnsPair(m_ownership, view, a, b)) {
-                        out.push_back(pairKey(a, b));
+                        out.push(pairKey(a, b));
                     }
                 }
             }
@@ -264,7 +255,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                     ++candidates;
                     if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) &&
                         sapOwnsPair(m_ownership, view, a, b)) {
-                        out.push_back(pairKey(a, b));
+                        out.push(pairKey(a, b));
                     }
                 }
             }
@@ -275,10 +266,13 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
 
 void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
     std::size_t total = 0;
-    for (const auto& part : m_threadPairs) total += part.value.size();
+    for (const auto& part : m_threadPairs) total += part.value.count;
     m_newPairs.resize(total);
     auto at = m_newPairs.begin();
-    for (const auto& part : m_threadPairs) at = std::copy(part.value.begin(), part.value.end(), at);
+    for (const auto& part : m_threadPairs) {
+        const auto keys = part.value.keys.begin();
+        at = std::copy(keys, keys + static_cast<std::ptrdiff_t>(part.value.count), at);
+    }
     const int bits = bitWidth(slotCount == 0 ? 0 : slotCount - 1);
     m_sorter.sortKeys64(m_newPairs, total, bits, bits, m_activeThreads);
 

@@ -4,6 +4,7 @@
 #include "kernels/common/cache_line.h"
 #include "kernels/common/radix_sort_cpu.h"
 #include "kernels/common/thread_tuner.h"
+#include "kernels/sap/cell_sweep_cpu.h"
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/sap_grid.h"
 
@@ -45,15 +46,12 @@ private:
     /// Gathers, sorts and diffs the pairs against the last update.
     void diff(std::uint32_t slotCount, PairDeltas& deltas);
 
-    /// A box in sweep coordinates (sweep axis S, grid axes U and V) with its filter (40 bytes).
+    /// A box in sweep coordinates (sweep axis S, grid axes U and V) with its filter.
     struct SweepBox {
         float minS, maxS, minU, maxU, minV, maxV;
         std::uint32_t slot;
-        std::uint32_t flags; ///< cSingleCell when the box lies in one cell (its pairs need no reference-cell test)
         std::uint32_t group, mask;
     };
-    static_assert(sizeof(SweepBox) == 40, "SweepBox is packed");
-    static constexpr std::uint32_t cSingleCell = 1;
     /// Sort key of slots that are not bucketed: above every float's key.
     static constexpr std::uint32_t cNotBucketed = 0xffffffffu;
 
@@ -75,8 +73,9 @@ private:
     std::vector<std::uint32_t> m_cellStart;                      // cellCount + 1 offsets into m_entries
     std::vector<std::vector<std::uint32_t>> m_threadHuge;        // huge slots found by each thread
     std::vector<std::vector<std::uint32_t>> m_threadCellOffsets; // per thread, per cell: where its entries go
-    std::vector<SweepBox> m_entries; // box-in-cell copies, by cell, in sweep order within a cell
-    std::vector<CacheLinePadded<std::vector<std::uint64_t>>> m_threadPairs;
+    std::vector<CellEntry> m_entries;                      // box-in-cell copies, by cell, in sweep order within a cell
+    std::vector<CacheLinePadded<CellLanes>> m_threadLanes; // each thread's sweep scratch
+    std::vector<CacheLinePadded<SweepOutput>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
     PairOwnership m_ownership;

@@ -15,15 +15,15 @@ class BoxStore;
 /// Liu et al. 2010 and Avril et al. 2014 do. Cells at the border extend to infinity, so
 /// every box lands in the cells it overlaps, however far out it is.
 struct SapGrid {
-    int sweepAxis = 0;       ///< Axis boxes are sorted and swept along.
-    int uAxis = 1;           ///< First grid axis.
-    int vAxis = 2;           ///< Second grid axis.
-    float originU = 0;       ///< Lower edge of cell column 0 on the u axis.
-    float originV = 0;       ///< Lower edge of cell row 0 on the v axis.
-    float inverseCellU = 0;  ///< 1 / cell width on the u axis (0 for one column).
-    float inverseCellV = 0;  ///< 1 / cell width on the v axis (0 for one row).
-    std::int32_t cellsU = 1; ///< Number of cell columns.
-    std::int32_t cellsV = 1; ///< Number of cell rows.
+    int sweepAxis = 0;         ///< Axis boxes are sorted and swept along.
+    int uAxis = 1;             ///< First grid axis.
+    int vAxis = 2;             ///< Second grid axis.
+    float originU = 0;         ///< Lower edge of cell column 0 on the u axis.
+    float originV = 0;         ///< Lower edge of cell row 0 on the v axis.
+    float inverseCellU = 0;    ///< 1 / cell width on the u axis (0 for one column).
+    float inverseCellV = 0;    ///< 1 / cell width on the v axis (0 for one row).
+    std::int32_t cellsU = 1;   ///< Number of cell columns.
+    std::int32_t cellsV = 1;   ///< Number of cell rows.
     std::int32_t hugeSpan = 8; ///< Boxes spanning more cells than this on u or v go to the huge list.
 
     /// Total number of cells.
@@ -90,6 +90,18 @@ BULLETGPU_HD bool sapIsHuge(const SapGrid& grid, const SapCellRange& r) {
 /// Cell index of a column and row.
 BULLETGPU_HD std::uint32_t sapCellIndex(const SapGrid& grid, std::int32_t u, std::int32_t v) {
     return static_cast<std::uint32_t>(v) * static_cast<std::uint32_t>(grid.cellsU) + static_cast<std::uint32_t>(u);
+}
+
+/// Both bits of sapCornerBits.
+constexpr std::uint32_t cBothCorners = 3;
+
+/// Where a box covering range r starts, seen from cell (u, v) inside r: bit 0 set when r's
+/// first column is u, bit 1 when its first row is v. Two overlapping boxes that both cover the
+/// cell have it as their reference cell (sapReferenceCell) exactly when their bits together are
+/// cBothCorners: the reference cell's column is the larger of the two first columns, which is u
+/// when one of them is u (neither exceeds u), and likewise for rows.
+BULLETGPU_HD std::uint32_t sapCornerBits(const SapCellRange& r, std::int32_t u, std::int32_t v) {
+    return (r.u0 == u ? 1u : 0u) | (r.v0 == v ? 2u : 0u);
 }
 
 /// The one cell that reports a pair of overlapping boxes: the cell holding the larger of the

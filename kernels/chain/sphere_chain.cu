@@ -26,6 +26,17 @@ using detail::DeviceBuffer;
 using detail::DeviceScope;
 using detail::PinnedBuffer;
 
+/// Up to this many spheres the default traversal runs two threads per sphere (GPU2v2): on an
+/// H100 it beat one thread per sphere by 0.01 ms up to 30,000 spheres, tied at 40,000 and
+/// 50,000 and lost from 100,000 (docs/benchmarks/sphere-chains-h100.md).
+constexpr std::uint32_t cHalvesPerSphereUpTo = 32768;
+
+/// Whether a query runs GPU2v2 on `spheres` spheres.
+bool walksHalves(const ChainQuery& query, std::uint32_t spheres) {
+    return query.traversal == ChainTraversal::HalvesPerSphere ||
+           (query.traversal == ChainTraversal::Default && spheres <= cHalvesPerSphereUpTo);
+}
+
 /// Bits that hold every value below `count`.
 int bitsBelow(std::uint64_t count) {
     int bits = 0;
@@ -110,7 +121,7 @@ std::uint64_t ChainSolverCuda::traverse(const ChainLayout& layout, const ChainQu
     const cudaStream_t stream = m_stream.get();
     for (;;) {
         BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_count.data(), 0, sizeof(unsigned long long), stream));
-        if (query.traversal == ChainTraversal::HalvesPerSphere) {
+        if (walksHalves(query, layout.tree.count[0])) {
             launchPerItem(stream, 2 * static_cast<std::uint64_t>(layout.tree.count[0]),
                           detail::traverseChainSphereHalves, m_nodes.data(), m_boxes.data(), layout.tree,
                           m_sphereChain.data(), m_chainStart.data(), query, m_keys.data(),

@@ -106,7 +106,7 @@ TEST_CASE("SphereChain: the paper's two paths at 10,000 spheres match brute forc
     }
 }
 
-TEST_CASE("SphereChain: the paper's two paths at 50,000 and 150,000 spheres match brute force", "[chain][.slow]") {
+TEST_CASE("SphereChain: the paper's two paths at 50,000 and 150,000 spheres match brute force", "[chain][large]") {
     requireMatchesOracle({paperSinusoidChain(50000, 1)});
     requireMatchesOracle({paperCirclesChain(50000, 1)});
     requireMatchesOracle({paperSinusoidChain(150000, 1)});

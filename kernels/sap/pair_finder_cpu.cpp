@@ -265,21 +265,34 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
 }
 
 void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
-    std::size_t total = 0;
-    for (const auto& part : m_threadPairs) total += part.value.count;
+    const auto parts = static_cast<std::int64_t>(m_threadPairs.size());
+    m_partStart.resize(static_cast<std::size_t>(parts) + 1);
+    m_partStart[0] = 0;
+    for (std::int64_t p = 0; p < parts; ++p) {
+        m_partStart[static_cast<std::size_t>(p) + 1] =
+            m_partStart[static_cast<std::size_t>(p)] + m_threadPairs[static_cast<std::size_t>(p)].value.count;
+    }
+    const std::size_t total = m_partStart.back();
     m_newPairs.resize(total);
-    auto at = m_newPairs.begin();
-    for (const auto& part : m_threadPairs) {
-        const auto keys = part.value.keys.begin();
-        at = std::copy(keys, keys + static_cast<std::ptrdiff_t>(part.value.count), at);
+#pragma omp parallel for schedule(static) num_threads(m_activeThreads)
+    for (std::int64_t p = 0; p < parts; ++p) {
+        const SweepOutput& part = m_threadPairs[static_cast<std::size_t>(p)].value;
+        std::copy(part.keys.begin(), part.keys.begin() + static_cast<std::ptrdiff_t>(part.count),
+                  m_newPairs.begin() + static_cast<std::ptrdiff_t>(m_partStart[static_cast<std::size_t>(p)]));
     }
     const int bits = bitWidth(slotCount == 0 ? 0 : slotCount - 1);
     m_sorter.sortKeys64(m_newPairs, total, bits, bits, m_activeThreads);
 
-    std::set_difference(m_newPairs.begin(), m_newPairs.end(), m_pairs.begin(), m_pairs.end(),
-                        std::back_inserter(deltas.found));
-    std::set_difference(m_pairs.begin(), m_pairs.end(), m_newPairs.begin(), m_newPairs.end(),
-                        std::back_inserter(deltas.lost));
+    // The found and the lost pairs are two independent merges.
+#pragma omp parallel sections num_threads(std::min(m_activeThreads, 2))
+    {
+#pragma omp section
+        std::set_difference(m_newPairs.begin(), m_newPairs.end(), m_pairs.begin(), m_pairs.end(),
+                            std::back_inserter(deltas.found));
+#pragma omp section
+        std::set_difference(m_pairs.begin(), m_pairs.end(), m_newPairs.begin(), m_newPairs.end(),
+                            std::back_inserter(deltas.lost));
+    }
     m_pairs.swap(m_newPairs);
     m_stats.pairs = m_pairs.size();
 }

@@ -78,6 +78,7 @@ private:
     std::vector<CacheLinePadded<SweepOutput>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
+    std::vector<std::size_t> m_partStart;  // where each thread's pairs go in m_newPairs
     PairOwnership m_ownership;
     UpdateGate m_gate;
     PairFinderStats m_stats;

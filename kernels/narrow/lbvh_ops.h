@@ -154,6 +154,10 @@ BULLETGPU_HD const NodeRange* rangeHolding(const NodeRange* ranges, std::uint32_
 /// Depth-first index of a Karras node (internal or leaf) whose first sorted leaf is `first`
 /// and whose path from the root turns left `leftTurns` times: the nodes before it are its
 /// ancestors and the whole subtrees left of its path, 2 * first + leftTurns in all.
+/// It is the order of Wang/Tang's histogram sort of the nodes (section 3.2), whose segments
+/// are the leaves: the nodes whose first leaf is f form one segment, a chain down left children
+/// to leaf f, and the segments follow in leaf order. A node's segment offset plus its rank in
+/// the segment is this sum, so the layout needs neither the counting pass nor the scan.
 BULLETGPU_HD std::uint32_t depthFirstIndex(std::uint32_t first, std::uint32_t leftTurns) {
     return 2 * first + leftTurns;
 }

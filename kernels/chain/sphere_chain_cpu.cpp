@@ -7,6 +7,7 @@
 #include "kernels/chain/chain_descent.h"
 #include "kernels/chain/chain_leaf_tiles.h"
 #include "kernels/common/cache_line.h"
+#include "kernels/common/lane_mask.h"
 #include "kernels/common/stopwatch.h"
 
 #include "kernels/common/cuda_device.h"
@@ -48,7 +49,7 @@ struct BucketTester {
             // Lanes [first - base, last - base): base <= firstB <= first < last <= endB <= base + lanes.
             const std::uint32_t allowed = ((1u << (last - base)) - 1u) & ~((1u << (first - base)) - 1u);
             for (std::uint32_t lanes = tileMayTouch(tile, tree.spheres[i]) & allowed; lanes != 0; lanes &= lanes - 1) {
-                const std::uint32_t j = base + static_cast<std::uint32_t>(__builtin_ctz(lanes));
+                const std::uint32_t j = base + lowestLane(lanes);
                 if (spheresTouchExact(tree.spheres[i], tree.spheres[j])) pairs.push_back(std::uint64_t{i} << 32 | j);
             }
         }

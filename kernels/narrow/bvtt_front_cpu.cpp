@@ -3,7 +3,6 @@
 // joined in order; then the exact tests of the candidates in blocks (the other triangle
 // prefetched ahead), and one counting sort.
 #include "kernels/narrow/bvtt_front.h"
-#include "kernels/narrow/front_group_walk.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
 

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/narrow/front_group_walk.h"
 
+#include "kernels/common/lane_mask.h"
+
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
 namespace bulletgpu {
 namespace {
+
+static_assert(cWalkLanes < 32, "lane masks are 32-bit words with a bit to spare for (1 << count) - 1");
 
 /// The lanes' boxes, coordinate-major; unused lanes hold empty boxes.
 struct LaneBoxes {
@@ -39,19 +43,6 @@ std::uint32_t overlappingLanes(const LaneBoxes& lanes, const NarrowBox& box) {
     return mask;
 #endif
 }
-
-/// Number of set bits of a lane mask (without the POPCNT instruction, which the baseline
-/// x86-64 target lacks and for which the compiler would call a library routine).
-std::uint32_t bitCount(std::uint32_t bits) {
-    static_assert(cWalkLanes <= 16, "lane masks are 16 bits");
-    bits = bits - ((bits >> 1) & 0x5555u);
-    bits = (bits & 0x3333u) + ((bits >> 2) & 0x3333u);
-    bits = (bits + (bits >> 4)) & 0x0f0fu;
-    return (bits + (bits >> 8)) & 0x1fu;
-}
-
-/// Index of the lowest set bit (bits not zero).
-std::uint32_t lowestBit(std::uint32_t bits) { return static_cast<std::uint32_t>(__builtin_ctz(bits)); }
 
 } // namespace
 
@@ -98,19 +89,19 @@ void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool sel
         }
         const std::uint32_t visited = walking & parentAlive;
         const std::uint32_t overlap = overlappingLanes(boxes, node.box) & visited;
-        out.boxTests += bitCount(visited);
+        out.boxTests += laneCount(visited);
         const bool leafNode = isLeaf(node);
         const std::uint32_t stops = leafNode ? visited : visited & ~overlap;
-        out.frontEntries += bitCount(stops);
+        out.frontEntries += laneCount(stops);
         if (out.keepFronts) {
             for (std::uint32_t bits = stops; bits != 0; bits &= bits - 1) {
-                const std::uint32_t i = lowestBit(bits);
+                const std::uint32_t i = lowestLane(bits);
                 scratch.fronts[i].push_back(FrontEntry{leaf[i], n});
             }
         }
         if (leafNode) {
             for (std::uint32_t bits = overlap; bits != 0; bits &= bits - 1) {
-                const std::uint32_t i = lowestBit(bits);
+                const std::uint32_t i = lowestLane(bits);
                 scratch.candidates[i].push_back(FrontEntry{leaf[i], n});
             }
             n = other.escape[n];

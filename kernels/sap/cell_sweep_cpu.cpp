@@ -2,6 +2,7 @@
 #include "kernels/sap/cell_sweep_cpu.h"
 
 #include "kernels/common/aabb_ops.h"
+#include "kernels/common/lane_mask.h"
 #include "kernels/sap/sap_grid.h"
 
 #if defined(__SSE2__)
@@ -17,12 +18,6 @@ static_assert(cLanes == 4, "the lane tests below are written for four lanes");
 
 /// The lanes of a group that lie inside the cell when `left` entries of it remain.
 std::uint32_t lanesInside(std::uint32_t left) { return left >= cLanes ? cAllLanes : (1u << left) - 1; }
-
-/// Number of set bits of a four-lane mask.
-std::uint32_t laneCount(std::uint32_t lanes) {
-    constexpr std::uint8_t cCounts[16] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
-    return cCounts[lanes];
-}
 
 /// Outcome of testing one entry (the probe) against a group of later entries.
 struct LaneMasks {
@@ -150,15 +145,14 @@ void CellLanes::load(const CellEntry* entries, std::uint32_t count) {
 std::uint64_t sweepCell(const CellEntry* entries, std::uint32_t count, const CellSweepRules& rules, CellLanes& lanes,
                         SweepOutput& out) {
     lanes.load(entries, count);
-    const std::uint32_t end = count;
     std::uint64_t candidates = 0;
-    for (std::uint32_t i = 0; i < end; ++i) {
+    for (std::uint32_t i = 0; i < count; ++i) {
         const Probe probe(lanes, i);
         const std::uint32_t probeSlot = lanes.slot[i];
         // The entries are in sweep order, so the lanes in range form a prefix: the first
         // group that is not wholly in range is the last.
-        for (std::uint32_t j = i + 1; j < end; j += cLanes) {
-            const LaneMasks masks = probe.test(lanes, j, lanesInside(end - j), rules.filterGroups);
+        for (std::uint32_t j = i + 1; j < count; j += cLanes) {
+            const LaneMasks masks = probe.test(lanes, j, lanesInside(count - j), rules.filterGroups);
             candidates += laneCount(masks.inRange);
             out.reserveFor(cLanes);
             if (rules.confirmBySlot) {

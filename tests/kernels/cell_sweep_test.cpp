@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/common/aabb_ops.h"
+#include "kernels/common/lane_mask.h"
 #include "kernels/sap/cell_sweep_cpu.h"
 #include "kernels/sap/sap_grid.h"
 
@@ -113,5 +114,22 @@ TEST_CASE("Cell sweep: corner bits pick the reference cell", "[sap]") {
             }
         }
         REQUIRE(reporting == 1);
+    }
+}
+
+TEST_CASE("Lane masks: laneCount and lowestLane match a bit-by-bit count", "[sap]") {
+    std::mt19937 random(3);
+    std::vector<std::uint32_t> masks{0u, 1u, 0x8000u, 0xffffu, 0x80000000u, 0xffffffffu};
+    for (int i = 0; i < 1000; ++i) masks.push_back(static_cast<std::uint32_t>(random()));
+    for (const std::uint32_t mask : masks) {
+        std::uint32_t count = 0, lowest = 32;
+        for (std::uint32_t bit = 0; bit < 32; ++bit) {
+            if ((mask >> bit & 1u) == 0) continue;
+            ++count;
+            lowest = std::min(lowest, bit);
+        }
+        CAPTURE(mask);
+        REQUIRE(laneCount(mask) == count);
+        if (mask != 0) REQUIRE(lowestLane(mask) == lowest);
     }
 }

@@ -203,8 +203,9 @@ BULLETGPU_HD bool testTrianglePair(std::uint32_t ta, const TriangleSource& sourc
         ta = tb;
         tb = t;
     }
-    const Triangle3d t1 = sourceA.triangle(ta);
-    const Triangle3d t2 = sourceB.triangle(tb);
+    Triangle3d scratch1, scratch2;
+    const Triangle3d& t1 = sourceA.triangle(ta, scratch1);
+    const Triangle3d& t2 = sourceB.triangle(tb, scratch2);
     TriangleTestDetail detail;
     if (!trianglesIntersect(t1, sourceA.plane(ta), t2, sourceB.plane(tb), detail)) return false;
     contact.meshA = meshA;

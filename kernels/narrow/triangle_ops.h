@@ -108,9 +108,11 @@ struct TriangleSource {
     const double* transform;      ///< Row-major 3x4 [R | t], or null.
     const PlaneMinors* planes;    ///< Plane minors of each triangle's corners, or null.
 
-    /// Triangle t in the query's frame.
-    BULLETGPU_HD Triangle3d triangle(std::uint32_t t) const {
-        return corners != nullptr ? corners[t] : loadTriangle(positions, indices, t, transform);
+    /// Triangle t in the query's frame: the stored corners, or `scratch` filled with them.
+    BULLETGPU_HD const Triangle3d& triangle(std::uint32_t t, Triangle3d& scratch) const {
+        if (corners != nullptr) return corners[t];
+        scratch = loadTriangle(positions, indices, t, transform);
+        return scratch;
     }
     /// The plane minors of triangle t, or null when the test computes them.
     BULLETGPU_HD const PlaneMinors* plane(std::uint32_t t) const { return planes != nullptr ? planes + t : nullptr; }
@@ -120,12 +122,12 @@ struct TriangleSource {
 BULLETGPU_HD bool shareVertex(const std::uint32_t* indices, std::uint32_t a, std::uint32_t b) {
     const std::uint32_t* ia = indices + 3 * static_cast<std::size_t>(a);
     const std::uint32_t* ib = indices + 3 * static_cast<std::size_t>(b);
+    // No early exit: about half the candidates of a self query are neighbours, unpredictably.
+    bool shared = false;
     for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            if (ia[i] == ib[j]) return true;
-        }
+        for (int j = 0; j < 3; ++j) shared |= ia[i] == ib[j];
     }
-    return false;
+    return shared;
 }
 
 /// Spreads the low 10 bits of v to every third bit.

@@ -160,7 +160,9 @@ public:
     /// The bounding volumes of `mesh`.
     BoundingVolume boundingVolume(std::uint32_t mesh) const;
 
-    /// Chooses how queries traverse (default Fronts); fronts are generated anew on a change.
+    /// Chooses how queries traverse; fronts are generated anew on a change. The default is
+    /// LeafWalk on the CPU, where walking every leaf anew with sixteen leaves at a time beats
+    /// updating a kept front (docs/benchmarks/narrow-cpu.md), and Fronts on CUDA.
     void setTraversal(NarrowTraversal traversal);
     /// How queries traverse.
     NarrowTraversal traversal() const { return m_traversal; }
@@ -273,7 +275,7 @@ private:
     FrontLog m_frontLog;                         ///< The log of a degraded query.
     std::vector<NodeRange> m_chosen;             ///< Subtrees a degraded front chose.
     std::map<std::uint64_t, BvttFront> m_fronts; ///< Key meshA << 32 | meshB.
-    NarrowTraversal m_traversal = NarrowTraversal::Fronts;
+    NarrowTraversal m_traversal = NarrowTraversal::LeafWalk;
     double m_rebuildRatio = cDefaultRebuildRatio;
     bool m_restructuring = true;
     NarrowStats m_stats;

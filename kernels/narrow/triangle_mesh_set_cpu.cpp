@@ -54,7 +54,10 @@ TriangleMeshSet::TriangleMeshSet(int threads) : m_threads(threads > 0 ? threads 
 TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
     : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()) {
     if (backend == Backend::Auto) backend = probeCudaDevice(0).usable ? Backend::Cuda : Backend::Cpu;
-    if (backend == Backend::Cuda) m_device = detail::createCudaNarrowEngine(threadsOrDevice);
+    if (backend == Backend::Cuda) {
+        m_device = detail::createCudaNarrowEngine(threadsOrDevice);
+        m_traversal = NarrowTraversal::Fronts;
+    }
 }
 
 TriangleMeshSet::~TriangleMeshSet() = default;

@@ -57,6 +57,7 @@ struct ThreeWays {
     int runs = 0;
 
     explicit ThreeWays(Volumes chosen = Volumes::Aabb) : volumes(chosen) {
+        fronts.setTraversal(NarrowTraversal::Fronts);
         walk.setTraversal(NarrowTraversal::LeafWalk);
         descent.setTraversal(NarrowTraversal::Descent);
     }
@@ -172,6 +173,8 @@ TEST_CASE("Degraded fronts rebuild the deformed trees; contacts still equal brut
     const std::uint32_t count = 4000;
     const double size = 0.06, speed = 0.02;
     TriangleMeshSet fronts(2), walk(2), never(2);
+    fronts.setTraversal(NarrowTraversal::Fronts);
+    never.setTraversal(NarrowTraversal::Fronts);
     walk.setTraversal(NarrowTraversal::LeafWalk);
     never.setRebuildRatio(0);
     REQUIRE(fronts.rebuildRatio() == cDefaultRebuildRatio);
@@ -215,6 +218,8 @@ TEST_CASE("Degraded subtrees are restructured in place and the fronts carried ov
     const double size = 0.05, speed = 0.03, corner = 0.0;
     const Volumes volumes = GENERATE(Volumes::Aabb, Volumes::Obb);
     TriangleMeshSet fronts(2), walk(2), never(2);
+    fronts.setTraversal(NarrowTraversal::Fronts);
+    never.setTraversal(NarrowTraversal::Fronts);
     walk.setTraversal(NarrowTraversal::LeafWalk);
     never.setRebuildRatio(0);
     PlyMesh soup = driftingSoup(count, size, 5, speed, 0, corner);
@@ -266,6 +271,7 @@ TEST_CASE("Fronts between meshes are carried over when either mesh is restructur
     // them is carried over as a query tree (mesh 0) and as the other tree (mesh 1) changes.
     const std::uint32_t count = 6000;
     TriangleMeshSet fronts(2), walk(2);
+    fronts.setTraversal(NarrowTraversal::Fronts);
     walk.setTraversal(NarrowTraversal::LeafWalk);
     const auto soupAt = [&](std::uint32_t seed, int frame) {
         return driftingSoup(count, 0.05, seed, 0.03, frame, 0.0);

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: Zlib
+// Frames of settled size allocate nothing: every operator new of this executable, and every
+// allocation Bullet makes through btAlignedAlloc, is counted while a test repeats frames whose
+// work has the same sizes as the frames before (the broadphase on the CPU, with one shared
+// sweep and with slabs; the narrow phase with each traversal, AABBs and OBBs, refits and
+// rebuilds; sphere chains). Sizes settle after a few warm-up frames, and then the count must
+// stay at zero.
+#include "support/bullet_harness.h"
+
+#include "kernels/chain/sphere_chain.h"
+#include "kernels/narrow/mesh_generators.h"
+#include "kernels/narrow/triangle_mesh_set.h"
+
+#include <LinearMath/btAlignedAllocator.h>
+
+#include <catch2/catch.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+#include <vector>
+
+namespace {
+
+/// Whether allocations are being counted, and how many were made while they were.
+std::atomic<bool> gCounting{false};
+std::atomic<std::uint64_t> gAllocations{0};
+
+void countAllocation() {
+    if (gCounting.load(std::memory_order_relaxed)) gAllocations.fetch_add(1, std::memory_order_relaxed);
+}
+
+void* countedMalloc(std::size_t size) {
+    countAllocation();
+    return std::malloc(size == 0 ? 1 : size);
+}
+
+void* countedAlignedAlloc(std::size_t size, std::size_t alignment) {
+    countAllocation();
+    const std::size_t rounded = (size + alignment - 1) / alignment * alignment;
+    return std::aligned_alloc(alignment, rounded == 0 ? alignment : rounded);
+}
+
+void* bulletAlloc(std::size_t size) { return countedMalloc(size); }
+
+/// Counts the allocations `frames` calls of `frame` make.
+template <typename Frame>
+std::uint64_t allocationsDuring(int frames, Frame frame) {
+    gAllocations.store(0);
+    gCounting.store(true);
+    for (int f = 0; f < frames; ++f) frame(f);
+    gCounting.store(false);
+    return gAllocations.load();
+}
+
+/// Bullet's allocations go through the counter too, from the first test on.
+struct BulletAllocatorHook {
+    BulletAllocatorHook() { btAlignedAllocSetCustom(bulletAlloc, std::free); }
+} const gBulletAllocatorHook;
+
+} // namespace
+
+void* operator new(std::size_t size) {
+    if (void* p = countedMalloc(size)) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) {
+    if (void* p = countedMalloc(size)) return p;
+    throw std::bad_alloc();
+}
+void* operator new(std::size_t size, std::align_val_t alignment) {
+    if (void* p = countedAlignedAlloc(size, static_cast<std::size_t>(alignment))) return p;
+    throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t alignment) {
+    if (void* p = countedAlignedAlloc(size, static_cast<std::size_t>(alignment))) return p;
+    throw std::bad_alloc();
+}
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return countedMalloc(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return countedMalloc(size); }
+void* operator new(std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+    return countedAlignedAlloc(size, static_cast<std::size_t>(alignment));
+}
+void* operator new[](std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
+    return countedAlignedAlloc(size, static_cast<std::size_t>(alignment));
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept { std::free(p); }
+
+using namespace bulletgpu;
+using namespace bulletgpu::test;
+
+namespace {
+
+/// Frames before the sizes have settled.
+constexpr int cWarmUpFrames = 6;
+/// Frames counted afterwards.
+constexpr int cCountedFrames = 8;
+
+} // namespace
+
+TEST_CASE("Settled broadphase frames allocate nothing on the CPU", "[steady]") {
+    // partitions 1: one shared sweep on two threads; 2 and 3: slabs on the threads.
+    const int partitions = GENERATE(1, 2, 3);
+    CAPTURE(partitions);
+    constexpr std::size_t cBoxes = 4000;
+    BroadphaseConfig config = cpuConfig();
+    config.threads = 2;
+    config.partitions = partitions;
+    BroadphaseHarness harness(std::make_unique<Broadphase>(config), cBoxes);
+    SceneGenerator generator(7);
+    std::vector<TestBox> boxes;
+    for (std::size_t i = 0; i < cBoxes; ++i) {
+        boxes.push_back(generator.box(SceneKind::Uniform, cBoxes));
+        harness.create(i, boxes.back());
+    }
+    // Every box moves back and forth by 0.3 along x: pairs are found and lost every frame.
+    const auto frame = [&](int f) {
+        const double shift = f % 2 == 0 ? 0.3 : 0.0;
+        for (std::size_t i = 0; i < cBoxes; ++i) {
+            TestBox moved = boxes[i];
+            const double dx = (i % 2 == 0 ? shift : -shift);
+            moved.min[0] += dx;
+            moved.max[0] += dx;
+            harness.move(i, moved);
+        }
+        harness.step();
+    };
+    allocationsDuring(cWarmUpFrames, frame);
+    const std::size_t pairsBefore = harness.cachePairs().size();
+    REQUIRE(allocationsDuring(cCountedFrames, frame) == 0);
+    REQUIRE(harness.cachePairs().size() == pairsBefore);
+    REQUIRE(harness.cachePairs() == harness.bruteForce());
+}
+
+TEST_CASE("Settled narrow-phase frames allocate nothing on the CPU", "[steady][narrow]") {
+    const NarrowTraversal traversal =
+        GENERATE(NarrowTraversal::LeafWalk, NarrowTraversal::Fronts, NarrowTraversal::Descent);
+    const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
+    const bool rebuild = GENERATE(false, true);
+    CAPTURE(static_cast<int>(traversal), static_cast<int>(volume), rebuild);
+    TriangleMeshSet set(2);
+    set.setTraversal(traversal);
+    // A folded cloth that meets itself, alternating between two phases of its fold, and two
+    // tori moving rigidly through each other.
+    const PlyMesh foldA = foldedCloth(60, 0.02, 0.06, 0.0), foldB = foldedCloth(60, 0.02, 0.06, 0.4);
+    const PlyMesh torus = torusMesh(40, 14, 1.0, 0.55);
+    const auto add = [&](const PlyMesh& mesh) {
+        const std::uint32_t index =
+            set.addMesh(mesh.positions.data(), static_cast<std::uint32_t>(mesh.positions.size() / 3),
+                        mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3));
+        set.setBoundingVolume(index, volume);
+        return index;
+    };
+    const std::uint32_t cloth = add(foldA), ringA = add(torus), ringB = add(torus);
+    const std::vector<MeshPairQuery> queries = {{cloth, cloth}, {ringA, ringB}};
+    std::vector<TriangleContact> contacts;
+    const auto frame = [&](int f) {
+        set.setPositions(cloth, (f % 2 == 0 ? foldB : foldA).positions.data());
+        if (rebuild) set.requestRebuild(cloth);
+        const double angle = f % 2 == 0 ? 0.3 : 0.0;
+        const double turn[12] = {
+            std::cos(angle), -std::sin(angle), 0, 0.9, std::sin(angle), std::cos(angle), 0, 0, 0, 0, 1, 0};
+        set.setTransform(ringB, turn);
+        set.findContacts(queries.data(), static_cast<std::uint32_t>(queries.size()), contacts);
+    };
+    allocationsDuring(cWarmUpFrames, frame);
+    REQUIRE(allocationsDuring(cCountedFrames, frame) == 0);
+    REQUIRE(!contacts.empty());
+}
+
+TEST_CASE("Settled sphere-chain frames allocate nothing on the CPU", "[steady][chain]") {
+    SphereChainSet set(Backend::Cpu, 2);
+    // Two coiled chains of 3,000 spheres that touch themselves and each other, swaying.
+    constexpr std::uint32_t cSpheres = 3000;
+    const auto coil = [&](float offset, float sway) {
+        std::vector<float> centres;
+        for (std::uint32_t i = 0; i < cSpheres; ++i) {
+            const float t = 0.05f * static_cast<float>(i);
+            centres.insert(centres.end(), {std::cos(t) * 2 + offset + sway * std::sin(0.01f * i), std::sin(t) * 2,
+                                           0.02f * static_cast<float>(i)});
+        }
+        return centres;
+    };
+    const std::vector<float> radii(cSpheres, 0.12f);
+    const std::vector<float> restA = coil(0.0f, 0.0f), restB = coil(3.9f, 0.0f);
+    const std::vector<float> swayA = coil(0.0f, 0.1f), swayB = coil(3.9f, -0.1f);
+    const std::uint32_t a = set.addChain(restA.data(), radii.data(), cSpheres);
+    const std::uint32_t b = set.addChain(restB.data(), radii.data(), cSpheres);
+    std::vector<ChainContact> contacts;
+    const auto frame = [&](int f) {
+        set.setPositions(a, (f % 2 == 0 ? swayA : restA).data());
+        set.setPositions(b, (f % 2 == 0 ? swayB : restB).data());
+        set.findContacts(ChainQuery{}, contacts);
+    };
+    allocationsDuring(cWarmUpFrames, frame);
+    REQUIRE(allocationsDuring(cCountedFrames, frame) == 0);
+    REQUIRE(!contacts.empty());
+}

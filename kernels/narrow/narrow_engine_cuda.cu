@@ -168,7 +168,8 @@ public:
         const DeviceScope scope(m_device);
         const DeviceMesh& mesh = *m_meshes[index];
         TreeSnapshot snapshot;
-        if (mesh.needsBuild || mesh.triangleCount == 0) return snapshot;
+        // A rebuild scheduled for the next query leaves the current tree in place, as on the CPU.
+        if (mesh.buildCount == 0 || mesh.triangleCount == 0) return snapshot;
         snapshot.nodes.resize(mesh.nodeCount());
         snapshot.escape.resize(mesh.nodeCount());
         snapshot.leaves.resize(mesh.triangleCount);
@@ -181,7 +182,8 @@ public:
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.leaves.data(), mesh.leaves.data(),
                                            snapshot.leaves.size() * sizeof(std::uint32_t), cudaMemcpyDeviceToHost,
                                            stream));
-        if (mesh.volume == BoundingVolume::Obb) {
+        // OBBs once a query has fitted them.
+        if (mesh.volume == BoundingVolume::Obb && !mesh.volumeChanged) {
             snapshot.obbs.resize(mesh.nodeCount());
             BULLETGPU_CUDA_TRY(cudaMemcpyAsync(snapshot.obbs.data(), mesh.obbs.data(),
                                                snapshot.obbs.size() * sizeof(NarrowObb), cudaMemcpyDeviceToHost,
@@ -526,12 +528,9 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     const FrontEntry* old = front.buffers[front.current].data();
     const std::uint32_t* order = generate ? nullptr : orderFront(b, old, n);
     launchPerItem(stream, n, detail::countFront, a, b, self, generate, old, n, order, m_frontCounts.data(),
-                  m_candidateCounts.data(), m_counters.data());
+                  m_candidateCounts.data(), m_counters.data(), m_counters.data() + 2);
     exclusiveSum(m_frontCounts.data(), m_frontOffsets.data(), n);
     exclusiveSum(m_candidateCounts.data(), m_candidateOffsets.data(), n);
-    detail::scanTotals<<<1, 1, 0, stream>>>(m_frontOffsets.data(), m_frontCounts.data(), m_candidateOffsets.data(),
-                                            m_candidateCounts.data(), n, m_counters.data() + 2);
-    BULLETGPU_CUDA_CHECK_LAUNCH(stream);
     readCounters(m_counters.data(), 4);
     const unsigned long long boxTests = m_hostCounters.data()[0];
     const unsigned long long frontTotal = m_hostCounters.data()[2];
@@ -564,9 +563,14 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     launchPerItem(stream, candidates, detail::testCandidates, meshViewOf(meshA, query.meshA, !self),
                   meshViewOf(meshB, query.meshB, !self), self, m_candidates.data(), candidates, m_contacts.data(),
                   m_keys.data(), m_meets.data(), m_positions.data(), m_counters.data() + 1);
-    std::size_t bytes = 0;
+    // One scratch for both selections: the larger of their needs.
+    std::size_t bytes = 0, positionBytes = 0;
     BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, bytes, m_keys.data(), m_meets.data(), m_selectedKeys.data(),
                                                   m_selected.data(), static_cast<std::int64_t>(candidates), stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(nullptr, positionBytes, m_positions.data(), m_meets.data(),
+                                                  m_selectedPositions.data(), m_selected.data(),
+                                                  static_cast<std::int64_t>(candidates), stream));
+    bytes = std::max(bytes, positionBytes);
     void* temp = scratch(bytes);
     BULLETGPU_CUDA_TRY(cub::DeviceSelect::Flagged(temp, bytes, m_keys.data(), m_meets.data(), m_selectedKeys.data(),
                                                   m_selected.data(), static_cast<std::int64_t>(candidates), stream));
@@ -695,16 +699,13 @@ void NarrowEngineCuda::carryFrontsOver() {
         const FrontTree treeA = frontTreeOf(a, false), treeB = frontTreeOf(b, false);
         const bool self = &a == &b;
         const FrontEntry* old = front.buffers[front.current].data();
+        BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_counters.data(), 0, sizeof(unsigned long long), stream));
         launchPerItem(stream, items, detail::countCarriedFront, treeA, treeB, self, inA, inB, old, front.size,
-                      m_carryCounts.data());
+                      m_carryCounts.data(), m_counters.data());
         exclusiveSum(m_carryCounts.data(), m_carryOffsets.data(), items);
-        std::uint32_t last[2] = {0, 0};
-        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(&last[0], m_carryOffsets.data() + items - 1, sizeof(std::uint32_t),
-                                           cudaMemcpyDeviceToHost, stream));
-        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(&last[1], m_carryCounts.data() + items - 1, sizeof(std::uint32_t),
-                                           cudaMemcpyDeviceToHost, stream));
-        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
-        const std::uint64_t total = static_cast<std::uint64_t>(last[0]) + last[1];
+        readCounters(m_counters.data(), 1);
+        const std::uint64_t total = m_hostCounters.data()[0];
+        if (total > 0xffffffffull) throw std::length_error("bulletgpu: a carried-over front passed 2^32 entries");
         const int target = 1 - front.current;
         front.buffers[target].reserve(std::max<std::uint64_t>(total, 1), stream);
         launchPerItem(stream, items, detail::writeCarriedFront, treeA, treeB, self, inA, inB, old, front.size,

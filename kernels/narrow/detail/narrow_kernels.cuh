@@ -238,10 +238,11 @@ __global__ void __launch_bounds__(cBlockSize)
     if (i < count) out[i] = transformObb(transform.m, own[i]);
 }
 
-/// Adds the warp's sum of `value` to `total` with one atomic. Every lane of the warp must call it.
-__device__ __forceinline__ void addWarpSum(unsigned long long* total, std::uint32_t value) {
+/// Adds the warp's sum of `value` to `total` with one atomic, summed in 64 bits. Every lane of
+/// the warp must call it.
+__device__ __forceinline__ void addWarpSum(unsigned long long* total, unsigned long long value) {
     for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
-    if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, static_cast<unsigned long long>(value));
+    if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, value);
 }
 
 /// The histogram of an update's front by segment (frontSegment): `counts` (zeroed before) and
@@ -264,11 +265,13 @@ __global__ void __launch_bounds__(cBlockSize)
 
 /// First front pass: what each item (a query leaf when generating, an entry when updating)
 /// emits, counted. Thread t takes item order[t] (item t when `order` is null); the counts are
-/// stored by item, so the scan and the write keep the front's order.
+/// stored by item, so the scan and the write keep the front's order. `totals` receives the sums
+/// of the front and candidate counts in 64 bits (the 32-bit scans of the counts are valid only
+/// while they stay under 2^32).
 __global__ void __launch_bounds__(cBlockSize)
     countFront(FrontTree query, FrontTree other, bool self, bool generate, const FrontEntry* front, std::uint32_t items,
                const std::uint32_t* order, std::uint32_t* frontCounts, std::uint32_t* candidateCounts,
-               unsigned long long* boxTests) {
+               unsigned long long* boxTests, unsigned long long* totals) {
     const std::uint64_t t = globalThreadIndex();
     FrontCounter counter;
     if (t < items) {
@@ -282,14 +285,8 @@ __global__ void __launch_bounds__(cBlockSize)
         candidateCounts[i] = counter.candidates;
     }
     addWarpSum(boxTests, counter.boxTests);
-}
-
-/// The totals of two exclusive scans: last offset plus last count.
-__global__ void scanTotals(const std::uint32_t* frontOffsets, const std::uint32_t* frontCounts,
-                           const std::uint32_t* candidateOffsets, const std::uint32_t* candidateCounts,
-                           std::uint32_t items, unsigned long long* totals) {
-    totals[0] = static_cast<unsigned long long>(frontOffsets[items - 1]) + frontCounts[items - 1];
-    totals[1] = static_cast<unsigned long long>(candidateOffsets[items - 1]) + candidateCounts[items - 1];
+    addWarpSum(totals, counter.fronts);
+    addWarpSum(totals + 1, counter.candidates);
 }
 
 /// Second front pass: each item writes its entries and candidates from its offsets (thread t
@@ -309,15 +306,19 @@ __global__ void __launch_bounds__(cBlockSize)
     }
 }
 
-/// Carry-over of a front to restructured trees, first pass: what each item emits, counted.
+/// Carry-over of a front to restructured trees, first pass: what each item emits, counted, and
+/// their sum in 64 bits in `total`.
 __global__ void __launch_bounds__(cBlockSize)
     countCarriedFront(FrontTree query, FrontTree other, bool self, RestructuredRanges inQuery,
-                      RestructuredRanges inOther, const FrontEntry* front, std::uint64_t size, std::uint32_t* counts) {
+                      RestructuredRanges inOther, const FrontEntry* front, std::uint64_t size, std::uint32_t* counts,
+                      unsigned long long* total) {
     const std::uint64_t i = globalThreadIndex();
-    if (i > size) return;
     FrontCounter counter;
-    restructureFrontEntry(query, other, self, inQuery, inOther, front, size, i, counter);
-    counts[i] = counter.fronts;
+    if (i <= size) {
+        restructureFrontEntry(query, other, self, inQuery, inOther, front, size, i, counter);
+        counts[i] = counter.fronts;
+    }
+    addWarpSum(total, counter.fronts);
 }
 
 /// Carry-over of a front, second pass: each item writes its entries from its offset.

@@ -2,7 +2,7 @@
 add_library(bulletgpu_options INTERFACE)
 target_compile_options(bulletgpu_options INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -ffp-contract=off>
-  $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false -Xcompiler=-Wall>)
+  $<$<COMPILE_LANGUAGE:CUDA>:--fmad=false -Xcompiler=-Wall,-ffp-contract=off>)
 if(BULLETGPU_SANITIZE)
   target_compile_options(bulletgpu_options INTERFACE
     $<$<COMPILE_LANGUAGE:CXX>:-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined>

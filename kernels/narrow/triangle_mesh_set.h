@@ -40,7 +40,8 @@ struct NarrowStats {
     double refitMs = 0;                      ///< Refitting trees (world-frame copies included).
     double traverseMs = 0;                   ///< Traversal, exact tests and sorting.
     double testMs = 0;                       ///< The exact tests and sorting alone (LeafWalk, Fronts).
-    std::uint64_t boxTests = 0;              ///< Node pairs compared.
+    std::uint64_t boxTests = 0;              ///< Node pairs compared (backends differ: the CPU's
+                                             ///< front update skips entries below a pruned subtree).
     std::uint64_t triangleTests = 0;         ///< Triangle pairs given to the exact test.
     std::uint64_t contacts = 0;              ///< Intersecting pairs reported.
     std::uint64_t frontEntries = 0;          ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).

@@ -51,7 +51,10 @@ enum class FrontRun {
 
 /// Runs one query through its front on OpenMP threads. Every contiguous block of the old front
 /// (or of the query leaves) goes to one thread and the blocks are joined in order, so the front
-/// stays sorted and the contacts do not depend on the threads. Buffers are reused.
+/// stays sorted and the contacts do not depend on the threads. A walk with boxes only keeps no
+/// front: the threads take chunks of query leaves as they finish the last, walk them in groups
+/// and test each chunk's candidates while they are in cache; the contacts, sorted at the end,
+/// are the same. Buffers are reused.
 class FrontTraversal {
 public:
     /// Updates `front` or walks anew (`mode`); appends the query's contacts to `contacts`,
@@ -70,7 +73,9 @@ public:
 
     /// Counters of the last run.
     const FrontCounters& counters() const { return m_counters; }
-    /// The overlapping leaf pairs of the last run (query leaf, other leaf), in front order.
+    /// The overlapping leaf pairs of the last run (query leaf, other leaf), in front order;
+    /// empty after a FrontRun::Walk with boxes only, which tests them as it finds them
+    /// (regenerateEntries fills them).
     const std::vector<FrontEntry>& candidates() const { return m_candidates; }
 
 private:
@@ -81,9 +86,16 @@ private:
         std::vector<TriangleContact> contacts;
         std::uint64_t boxTests = 0;
         std::uint64_t frontEntries = 0;
+        std::uint64_t candidateCount = 0;
         std::uint64_t triangleTests = 0;
+        double testMs = 0;
         GroupWalkScratch groupWalk;
     };
+    /// A FrontRun::Walk with boxes only: group walks of chunks of query leaves handed out to the
+    /// threads as they finish, each chunk's candidates tested at once; then the sort.
+    void walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts);
+    /// Appends the contacts of the threads' outputs to `contacts` and sorts them.
+    void joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts);
     /// Generates or updates the front on the threads (its entries kept or only counted) and
     /// collects the candidates.
     void traverse(const BvttQuery& query, BvttFront& front, bool generate, bool keepFront, int threads);

@@ -9,6 +9,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 
 namespace bulletgpu {
@@ -18,6 +19,8 @@ namespace {
 constexpr std::int64_t cParallelItems = 2048;
 /// Below this many candidates the exact tests run on one thread.
 constexpr std::int64_t cParallelCandidates = 256;
+/// Query leaves a thread takes at a time in a walk that tests as it goes (64 group walks).
+constexpr std::int64_t cChunkLeaves = 64 * cWalkLanes;
 
 /// A sink appending to one thread's vectors; with `keepFronts` false it only counts the front
 /// entries.
@@ -58,6 +61,29 @@ void prefetchTriangle(const FrontTree& b, const MeshView& viewB, bool self, cons
         prefetch(plane);
         prefetch(plane + sizeof(PlaneMinors) - 1);
     }
+}
+
+/// The exact tests of `count` candidate pairs, the other tree's triangles prefetched ahead;
+/// appends the contacts to `out` and returns the pairs tested (those not sharing a vertex).
+std::uint64_t testCandidateRange(const BvttQuery& query, const FrontEntry* pairs, std::int64_t count,
+                                 std::vector<TriangleContact>& out) {
+    const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
+    const bool self = query.self;
+    const TriangleSource sourceA = sourceOf(query.a), sourceB = sourceOf(query.b);
+    std::uint64_t tested = 0;
+    for (std::int64_t i = 0; i < count; ++i) {
+        if (i + cPrefetchNodes < count) prefetch(b.nodes + pairs[i + cPrefetchNodes].node);
+        if (i + cPrefetchTriangles < count) prefetchTriangle(b, query.b, self, pairs[i + cPrefetchTriangles]);
+        const FrontEntry& pair = pairs[i];
+        if (self && shareVertex(query.a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node])))
+            continue;
+        ++tested;
+        TriangleContact contact;
+        if (testCandidateLeaves(a.nodes, sourceA, query.a.mesh, b.nodes, sourceB, query.b.mesh, self, pair, contact)) {
+            out.push_back(contact);
+        }
+    }
+    return tested;
 }
 
 /// The team for `items` work items.
@@ -114,8 +140,72 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, FrontRun mode
         m_candidates.clear();
         return;
     }
+    if (mode == FrontRun::Walk && query.a.obbs == nullptr && query.b.obbs == nullptr) {
+        front.entries.clear();
+        m_candidates.clear();
+        walkAndTest(query, threads, contacts);
+        return;
+    }
     traverse(query, front, generate, mode == FrontRun::Update, threads);
     testCandidates(query, threads, contacts);
+}
+
+void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts) {
+    const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
+    const bool self = query.self;
+    const auto leaves = static_cast<std::int64_t>(a.leafCount);
+    const int team = teamFor(leaves, cParallelItems, threads);
+    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
+    for (int t = 0; t < team; ++t) {
+        ThreadOut& out = m_threads[t].value;
+        out.candidates.clear();
+        out.contacts.clear();
+        out.boxTests = out.frontEntries = out.candidateCount = out.triangleTests = 0;
+        out.testMs = 0;
+    }
+    std::atomic<std::int64_t> nextChunk{0};
+#pragma omp parallel num_threads(team)
+    {
+        ThreadOut& out = m_threads[omp_get_thread_num()].value;
+        GroupWalkOutput group{out.fronts, out.candidates, false};
+        for (std::int64_t first = nextChunk.fetch_add(cChunkLeaves); first < leaves;
+             first = nextChunk.fetch_add(cChunkLeaves)) {
+            const std::int64_t last = std::min(leaves, first + cChunkLeaves);
+            for (std::int64_t i = first; i < last; i += cWalkLanes) {
+                const auto count = static_cast<std::uint32_t>(std::min<std::int64_t>(cWalkLanes, last - i));
+                generateFrontGroup(a, b, self, static_cast<std::uint32_t>(i), count, out.groupWalk, group);
+            }
+            const Clock::time_point testStart = Clock::now();
+            out.triangleTests += testCandidateRange(query, out.candidates.data(),
+                                                    static_cast<std::int64_t>(out.candidates.size()), out.contacts);
+            out.testMs += millisecondsSince(testStart);
+            out.candidateCount += out.candidates.size();
+            out.candidates.clear();
+        }
+        out.boxTests = group.boxTests;
+        out.frontEntries = group.frontEntries;
+    }
+    for (int t = 0; t < team; ++t) {
+        const ThreadOut& out = m_threads[t].value;
+        m_counters.boxTests += out.boxTests;
+        m_counters.frontEntries += out.frontEntries;
+        m_counters.candidates += out.candidateCount;
+        // The threads test side by side: their mean is the share of the wall time.
+        m_counters.testMs += out.testMs / team;
+    }
+    const Clock::time_point sortStart = Clock::now();
+    joinContacts(team, a.leafCount, contacts);
+    m_counters.testMs += millisecondsSince(sortStart);
+}
+
+void FrontTraversal::joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts) {
+    const std::size_t first = contacts.size();
+    for (int t = 0; t < team; ++t) {
+        const ThreadOut& out = m_threads[t].value;
+        contacts.insert(contacts.end(), out.contacts.begin(), out.contacts.end());
+        m_counters.triangleTests += out.triangleTests;
+    }
+    m_sorter.sort(contacts, first, queryLeaves);
 }
 
 void FrontTraversal::regenerateEntries(const BvttQuery& query, BvttFront& front, int threads) {
@@ -194,8 +284,6 @@ void FrontTraversal::traverse(const BvttQuery& query, BvttFront& front, bool gen
 }
 
 void FrontTraversal::testCandidates(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts) {
-    const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
-    const bool self = query.self;
     const Clock::time_point testStart = Clock::now();
     const auto candidates = static_cast<std::int64_t>(m_candidates.size());
     const int testTeam = teamFor(candidates, cParallelCandidates, threads);
@@ -208,31 +296,10 @@ void FrontTraversal::testCandidates(const BvttQuery& query, int threads, std::ve
     {
         const int t = omp_get_thread_num(), size = omp_get_num_threads();
         ThreadOut& out = m_threads[t].value;
-        std::uint64_t tested = 0;
         const std::int64_t lo = candidates * t / size, hi = candidates * (t + 1) / size;
-        for (std::int64_t i = lo; i < hi; ++i) {
-            if (i + cPrefetchNodes < hi) prefetch(b.nodes + m_candidates[i + cPrefetchNodes].node);
-            if (i + cPrefetchTriangles < hi) prefetchTriangle(b, query.b, self, m_candidates[i + cPrefetchTriangles]);
-            TriangleContact contact;
-            const FrontEntry& pair = m_candidates[i];
-            if (self &&
-                shareVertex(query.a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node])))
-                continue;
-            ++tested;
-            if (testCandidateLeaves(a.nodes, sourceOf(query.a), query.a.mesh, b.nodes, sourceOf(query.b), query.b.mesh,
-                                    self, pair, contact)) {
-                out.contacts.push_back(contact);
-            }
-        }
-        out.triangleTests = tested;
+        out.triangleTests = testCandidateRange(query, m_candidates.data() + lo, hi - lo, out.contacts);
     }
-    const std::size_t first = contacts.size();
-    for (int t = 0; t < testTeam; ++t) {
-        const ThreadOut& out = m_threads[t].value;
-        contacts.insert(contacts.end(), out.contacts.begin(), out.contacts.end());
-        m_counters.triangleTests += out.triangleTests;
-    }
-    m_sorter.sort(contacts, first, a.leafCount);
+    joinContacts(testTeam, frontTreeOf(query.a).leafCount, contacts);
     m_counters.testMs = millisecondsSince(testStart);
 }
 

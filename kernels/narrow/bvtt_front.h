@@ -35,7 +35,8 @@ struct FrontCounters {
     std::uint64_t triangleTests = 0; ///< Triangle pairs tested (candidates not sharing a vertex).
     std::uint64_t frontEntries = 0;  ///< Entries of the front afterwards.
     bool generated = false;          ///< The front was generated anew.
-    double testMs = 0;               ///< Exact tests of the candidates and their sort.
+    double testMs = 0;               ///< Exact tests of the candidates and their sort (a walk
+                                     ///< that tests as it goes: the threads' mean test time).
 };
 
 /// The view of a mesh that the front kernels read.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Zlib
 // FrontTraversal on OpenMP threads: contiguous blocks of leaves or front entries per thread,
-// joined in order; then the exact tests of the candidates in blocks (the other triangle
-// prefetched ahead), and one counting sort.
+// joined in order, then the exact tests of the candidates in blocks (the other triangle
+// prefetched ahead); or, for a walk with boxes only, chunks of query leaves taken by the threads
+// as they finish, each walked and its candidates tested at once. Then one counting sort.
 #include "kernels/narrow/bvtt_front.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"

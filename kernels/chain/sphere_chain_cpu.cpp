@@ -9,6 +9,7 @@
 #include "kernels/common/cache_line.h"
 #include "kernels/common/lane_mask.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/common/thread_buffers.h"
 
 #include "kernels/common/cuda_device.h"
 
@@ -223,6 +224,12 @@ void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
     m_partnersStart[leaves] = total;
     if (m_keys.size() < total) m_keys.resize(total);
     m_keyCount = total;
+    // Work goes to whichever thread is free: every thread's list gets room for all the pairs,
+    // and every stack the depth any needed.
+    shareCapacity(
+        m_scratch, threads, [](auto& scratch) -> std::vector<std::uint64_t>& { return scratch.value.pairs; },
+        static_cast<std::size_t>(total));
+    shareCapacity(m_scratch, threads, [](auto& scratch) -> std::vector<ChainNodePair>& { return scratch.value.stack; });
 #pragma omp parallel num_threads(m_threads)
     {
         for (auto thread = static_cast<std::size_t>(omp_get_thread_num()); thread < threads;

@@ -6,6 +6,7 @@
 #include "kernels/narrow/bvtt_front.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/common/thread_buffers.h"
 
 #include <omp.h>
 
@@ -195,8 +196,22 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
         m_counters.testMs += out.testMs / team;
     }
     const Clock::time_point sortStart = Clock::now();
+    const std::size_t first = contacts.size();
     joinContacts(team, a.leafCount, contacts);
     m_counters.testMs += millisecondsSince(sortStart);
+    // Chunks go to whichever thread is free: every thread's buffers get the room any needed,
+    // and its contact list room for all the contacts.
+    const auto owned = static_cast<std::size_t>(team);
+    shareCapacity(m_threads, owned, [](auto& out) -> std::vector<FrontEntry>& { return out.value.candidates; });
+    shareCapacity(
+        m_threads, owned, [](auto& out) -> std::vector<TriangleContact>& { return out.value.contacts; },
+        contacts.size() - first);
+    shareCapacity(m_threads, owned,
+                  [](auto& out) -> std::vector<GroupWalkScratch::PathNode>& { return out.value.groupWalk.path; });
+    for (std::uint32_t lane = 0; lane < cWalkLanes; ++lane) {
+        shareCapacity(m_threads, owned,
+                      [lane](auto& out) -> std::vector<FrontEntry>& { return out.value.groupWalk.candidates[lane]; });
+    }
 }
 
 void FrontTraversal::joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts) {

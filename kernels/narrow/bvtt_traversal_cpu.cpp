@@ -2,6 +2,7 @@
 // BvttTraversal on OpenMP threads: breadth-first expansion into tasks, then one depth-first
 // stack per task, per-thread contact lists, and one sort at the end (deterministic).
 #include "kernels/narrow/bvtt_traversal.h"
+#include "kernels/common/thread_buffers.h"
 #include "kernels/narrow/bvtt_front_ops.h"
 
 #include <omp.h>
@@ -136,6 +137,13 @@ void BvttTraversal::run(const BvttQuery* queries, std::uint32_t count, int threa
         m_counters.boxTests += m_threadCounters[t].value.boxTests;
         m_counters.triangleTests += m_threadCounters[t].value.triangleTests;
     }
+    // Tasks go to whichever thread is free: every stack gets the deepest any needed, and every
+    // contact list room for all the contacts.
+    const auto owned = static_cast<std::size_t>(threads);
+    shareCapacity(m_threadStacks, owned, [](auto& stack) -> std::vector<Task>& { return stack.value; });
+    shareCapacity(
+        m_threadContacts, owned, [](auto& list) -> std::vector<TriangleContact>& { return list.value; },
+        contacts.size());
     std::sort(contacts.begin(), contacts.end(), contactBefore);
 }
 

@@ -121,12 +121,14 @@ void emitConfirmedHits(std::uint32_t probeSlot, const std::uint32_t* slots, std:
 
 } // namespace
 
+void CellLanes::makeRoom(std::size_t padded) {
+    if (minS.size() >= padded) return;
+    for (auto* bounds : {&minS, &maxS, &minU, &maxU, &minV, &maxV}) bounds->resize(padded);
+    for (auto* values : {&slot, &corner, &group, &mask}) values->resize(padded);
+}
+
 void CellLanes::load(const CellEntry* entries, std::uint32_t count) {
-    const std::size_t padded = std::size_t{count} + cLanes - 1;
-    if (minS.size() < padded) {
-        for (auto* bounds : {&minS, &maxS, &minU, &maxU, &minV, &maxV}) bounds->resize(padded);
-        for (auto* values : {&slot, &corner, &group, &mask}) values->resize(padded);
-    }
+    makeRoom(std::size_t{count} + cLanes - 1);
     for (std::uint32_t i = 0; i < count; ++i) {
         const CellEntry& entry = entries[i];
         minS[i] = entry.minS;

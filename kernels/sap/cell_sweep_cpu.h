@@ -34,6 +34,10 @@ struct CellLanes {
 
     /// Copies entries [0, count) into the arrays, growing them when needed.
     void load(const CellEntry* entries, std::uint32_t count);
+    /// Grows the arrays to hold at least `padded` entries, padding included.
+    void makeRoom(std::size_t padded);
+    /// Entries (padding included) the arrays hold now.
+    std::size_t room() const { return minS.size(); }
 };
 
 /// One thread's pairs: keys[0, count). keys only grows, so a sweep may write a group's

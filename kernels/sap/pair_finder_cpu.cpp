@@ -262,6 +262,15 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         }
     }
     m_stats.candidates = candidates;
+    // Cells go to whichever thread is free: every thread's scratch gets room for the largest
+    // cell any swept, and its pair list room for all the pairs.
+    std::size_t pairs = 0, room = 0;
+    for (const auto& part : m_threadPairs) pairs += part.value.count;
+    for (const auto& lanes : m_threadLanes) room = std::max(room, lanes.value.room());
+    for (auto& part : m_threadPairs) {
+        if (part.value.keys.size() < pairs) part.value.keys.resize(pairs);
+    }
+    for (auto& lanes : m_threadLanes) lanes.value.makeRoom(room);
 }
 
 void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {

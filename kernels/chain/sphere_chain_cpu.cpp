@@ -224,9 +224,8 @@ void ChainSolverCpu::gatherSorted(std::uint32_t leaves) {
     m_partnersStart[leaves] = total;
     if (m_keys.size() < total) m_keys.resize(total);
     m_keyCount = total;
-    // Work goes to whichever thread is free: every thread's list gets room for all the pairs,
-    // and every stack the depth any needed.
-    shareCapacity(
+    // Work goes to whichever thread is free (thread_buffers.h).
+    shareGatheringCapacity(
         m_scratch, threads, [](auto& scratch) -> std::vector<std::uint64_t>& { return scratch.value.pairs; },
         static_cast<std::size_t>(total));
     shareCapacity(m_scratch, threads, [](auto& scratch) -> std::vector<ChainNodePair>& { return scratch.value.stack; });

@@ -199,11 +199,10 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
     const std::size_t first = contacts.size();
     joinContacts(team, a.leafCount, contacts);
     m_counters.testMs += millisecondsSince(sortStart);
-    // Chunks go to whichever thread is free: every thread's buffers get the room any needed,
-    // and its contact list room for all the contacts.
+    // Chunks go to whichever thread is free (thread_buffers.h).
     const auto owned = static_cast<std::size_t>(team);
     shareCapacity(m_threads, owned, [](auto& out) -> std::vector<FrontEntry>& { return out.value.candidates; });
-    shareCapacity(
+    shareGatheringCapacity(
         m_threads, owned, [](auto& out) -> std::vector<TriangleContact>& { return out.value.contacts; },
         contacts.size() - first);
     shareCapacity(m_threads, owned,

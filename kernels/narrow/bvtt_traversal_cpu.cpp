@@ -137,11 +137,10 @@ void BvttTraversal::run(const BvttQuery* queries, std::uint32_t count, int threa
         m_counters.boxTests += m_threadCounters[t].value.boxTests;
         m_counters.triangleTests += m_threadCounters[t].value.triangleTests;
     }
-    // Tasks go to whichever thread is free: every stack gets the deepest any needed, and every
-    // contact list room for all the contacts.
+    // Tasks go to whichever thread is free (thread_buffers.h).
     const auto owned = static_cast<std::size_t>(threads);
     shareCapacity(m_threadStacks, owned, [](auto& stack) -> std::vector<Task>& { return stack.value; });
-    shareCapacity(
+    shareGatheringCapacity(
         m_threadContacts, owned, [](auto& list) -> std::vector<TriangleContact>& { return list.value; },
         contacts.size());
     std::sort(contacts.begin(), contacts.end(), contactBefore);

@@ -4,6 +4,7 @@
 
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/omp_team.h"
+#include "kernels/common/thread_buffers.h"
 #include "kernels/sap/sap_ops.h"
 
 #include <omp.h>
@@ -262,15 +263,19 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         }
     }
     m_stats.candidates = candidates;
-    // Cells go to whichever thread is free: every thread's scratch gets room for the largest
-    // cell any swept, and its pair list room for all the pairs.
-    std::size_t pairs = 0, room = 0;
-    for (const auto& part : m_threadPairs) pairs += part.value.count;
-    for (const auto& lanes : m_threadLanes) room = std::max(room, lanes.value.room());
-    for (auto& part : m_threadPairs) {
-        if (part.value.keys.size() < pairs) part.value.keys.resize(pairs);
+    // Cells go to whichever thread is free (thread_buffers.h): every thread's scratch gets room
+    // for the largest cell any swept, and its pair list the gathering room of this sweep.
+    std::size_t pairs = 0, largestShare = 0, cellRoom = 0;
+    for (const auto& part : m_threadPairs) {
+        pairs += part.value.count;
+        largestShare = std::max(largestShare, part.value.count);
     }
-    for (auto& lanes : m_threadLanes) lanes.value.makeRoom(room);
+    const std::size_t pairRoom = gatheringRoom(largestShare, pairs);
+    for (auto& part : m_threadPairs) {
+        if (part.value.keys.size() < pairRoom) part.value.keys.resize(pairRoom);
+    }
+    for (const auto& lanes : m_threadLanes) cellRoom = std::max(cellRoom, lanes.value.room());
+    for (auto& lanes : m_threadLanes) lanes.value.makeRoom(cellRoom);
 }
 
 void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {

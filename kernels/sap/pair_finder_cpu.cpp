@@ -270,7 +270,8 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         pairs += part.value.count;
         largestShare = std::max(largestShare, part.value.count);
     }
-    const std::size_t pairRoom = gatheringRoom(largestShare, pairs);
+    // A group of lanes is written before its hits are counted: room for one group more.
+    const std::size_t pairRoom = gatheringRoom(largestShare, pairs) + CellLanes::cLanes;
     for (auto& part : m_threadPairs) {
         if (part.value.keys.size() < pairRoom) part.value.keys.resize(pairRoom);
     }

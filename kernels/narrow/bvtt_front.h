@@ -91,12 +91,24 @@ private:
         std::uint64_t triangleTests = 0;
         double testMs = 0;
         GroupWalkScratch groupWalk;
+
+        /// Empties the lists and zeroes the counters (the scratch keeps its room).
+        void reset() {
+            fronts.clear();
+            candidates.clear();
+            contacts.clear();
+            boxTests = frontEntries = candidateCount = triangleTests = 0;
+            testMs = 0;
+        }
     };
+    /// Makes m_threads hold `team` outputs and resets them.
+    void resetThreads(int team);
     /// A FrontRun::Walk with boxes only: group walks of chunks of query leaves handed out to the
     /// threads as they finish, each chunk's candidates tested at once; then the sort.
     void walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts);
-    /// Appends the contacts of the threads' outputs to `contacts` and sorts them.
-    void joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts);
+    /// Appends the contacts of the threads' outputs to `contacts`, sorts them and returns how many
+    /// were appended.
+    std::size_t joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts);
     /// Generates or updates the front on the threads (its entries kept or only counted) and
     /// collects the candidates.
     void traverse(const BvttQuery& query, BvttFront& front, bool generate, bool keepFront, int threads);

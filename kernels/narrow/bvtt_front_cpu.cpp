@@ -112,15 +112,13 @@ void FrontTraversal::carryOver(const FrontTree& query, const FrontTree& other, b
     // One item per entry and one past the last, which seeds the ranges after every entry's leaf.
     const auto items = static_cast<std::int64_t>(front.entries.size()) + 1;
     const int team = teamFor(items, cParallelItems, threads);
-    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
+    resetThreads(team);
     const FrontEntry* old = front.entries.data();
     const std::uint64_t size = front.entries.size();
 #pragma omp parallel num_threads(team)
     {
         const int t = omp_get_thread_num(), count = omp_get_num_threads();
         ThreadOut& out = m_threads[t].value;
-        out.fronts.clear();
-        out.candidates.clear();
         VectorSink sink{out.fronts, out.candidates};
         const std::int64_t lo = items * t / count, hi = items * (t + 1) / count;
         for (std::int64_t i = lo; i < hi; ++i) {
@@ -157,14 +155,7 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
     const bool self = query.self;
     const auto leaves = static_cast<std::int64_t>(a.leafCount);
     const int team = teamFor(leaves, cParallelItems, threads);
-    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
-    for (int t = 0; t < team; ++t) {
-        ThreadOut& out = m_threads[t].value;
-        out.candidates.clear();
-        out.contacts.clear();
-        out.boxTests = out.frontEntries = out.candidateCount = out.triangleTests = 0;
-        out.testMs = 0;
-    }
+    resetThreads(team);
     std::atomic<std::int64_t> nextChunk{0};
 #pragma omp parallel num_threads(team)
     {
@@ -196,15 +187,13 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
         m_counters.testMs += out.testMs / team;
     }
     const Clock::time_point sortStart = Clock::now();
-    const std::size_t first = contacts.size();
-    joinContacts(team, a.leafCount, contacts);
+    const std::size_t joined = joinContacts(team, a.leafCount, contacts);
     m_counters.testMs += millisecondsSince(sortStart);
     // Chunks go to whichever thread is free (thread_buffers.h).
     const auto owned = static_cast<std::size_t>(team);
     shareCapacity(m_threads, owned, [](auto& out) -> std::vector<FrontEntry>& { return out.value.candidates; });
     shareGatheringCapacity(
-        m_threads, owned, [](auto& out) -> std::vector<TriangleContact>& { return out.value.contacts; },
-        contacts.size() - first);
+        m_threads, owned, [](auto& out) -> std::vector<TriangleContact>& { return out.value.contacts; }, joined);
     shareCapacity(m_threads, owned,
                   [](auto& out) -> std::vector<GroupWalkScratch::PathNode>& { return out.value.groupWalk.path; });
     for (std::uint32_t lane = 0; lane < cWalkLanes; ++lane) {
@@ -213,7 +202,7 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
     }
 }
 
-void FrontTraversal::joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts) {
+std::size_t FrontTraversal::joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts) {
     const std::size_t first = contacts.size();
     for (int t = 0; t < team; ++t) {
         const ThreadOut& out = m_threads[t].value;
@@ -221,6 +210,12 @@ void FrontTraversal::joinContacts(int team, std::uint32_t queryLeaves, std::vect
         m_counters.triangleTests += out.triangleTests;
     }
     m_sorter.sort(contacts, first, queryLeaves);
+    return contacts.size() - first;
+}
+
+void FrontTraversal::resetThreads(int team) {
+    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
+    for (int t = 0; t < team; ++t) m_threads[t].value.reset();
 }
 
 void FrontTraversal::regenerateEntries(const BvttQuery& query, BvttFront& front, int threads) {
@@ -236,13 +231,7 @@ void FrontTraversal::traverse(const BvttQuery& query, BvttFront& front, bool gen
     const std::int64_t items =
         generate ? static_cast<std::int64_t>(a.leafCount) : static_cast<std::int64_t>(front.entries.size());
     const int team = teamFor(items, cParallelItems, threads);
-    if (m_threads.size() < static_cast<std::size_t>(team)) m_threads.resize(team);
-    for (int t = 0; t < team; ++t) {
-        ThreadOut& out = m_threads[t].value;
-        out.fronts.clear();
-        out.candidates.clear();
-        out.boxTests = out.frontEntries = 0;
-    }
+    resetThreads(team);
     const FrontEntry* old = front.entries.data();
     // Boxes only: consecutive leaves walk together (front_group_walk.h).
     const bool groups = generate && a.obbs == nullptr && b.obbs == nullptr;
@@ -302,11 +291,7 @@ void FrontTraversal::testCandidates(const BvttQuery& query, int threads, std::ve
     const Clock::time_point testStart = Clock::now();
     const auto candidates = static_cast<std::int64_t>(m_candidates.size());
     const int testTeam = teamFor(candidates, cParallelCandidates, threads);
-    if (m_threads.size() < static_cast<std::size_t>(testTeam)) m_threads.resize(testTeam);
-    for (int t = 0; t < testTeam; ++t) {
-        m_threads[t].value.contacts.clear();
-        m_threads[t].value.triangleTests = 0;
-    }
+    resetThreads(testTeam);
 #pragma omp parallel num_threads(testTeam)
     {
         const int t = omp_get_thread_num(), size = omp_get_num_threads();

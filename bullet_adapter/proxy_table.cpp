@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstring>
 #include <functional>
 
 namespace bulletgpu {
@@ -14,6 +15,11 @@ void toDoubles(const btVector3& v, double out[3]) {
     out[0] = static_cast<double>(v.getX());
     out[1] = static_cast<double>(v.getY());
     out[2] = static_cast<double>(v.getZ());
+}
+
+/// Whether two vectors have the same x, y and z bits.
+bool sameBits(const btVector3& a, const btVector3& b) {
+    return std::memcmp(a.m_floats, b.m_floats, 3 * sizeof(btScalar)) == 0;
 }
 
 bool isGhostClient(void* clientObject) {
@@ -71,15 +77,17 @@ void ProxyTable::destroy(SlotProxy* proxy) {
 }
 
 bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) {
+    const bool filterChanged = m_boxes.setFilter(proxy->slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
+                                                 static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
+    // Bullet's updateAabbs gives every object its box every step, resting ones included: a box
+    // with the same bits as the last one, which the proxy keeps, is settled by one comparison.
+    if (sameBits(proxy->m_aabbMin, aabbMin) && sameBits(proxy->m_aabbMax, aabbMax)) return filterChanged;
     proxy->m_aabbMin = aabbMin;
     proxy->m_aabbMax = aabbMax;
     double lo[3], hi[3];
     toDoubles(aabbMin, lo);
     toDoubles(aabbMax, hi);
     const bool boxChanged = m_boxes.update(proxy->slot, lo, hi);
-    const bool filterChanged =
-        m_boxes.setFilter(proxy->slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
-                          static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
     return boxChanged || filterChanged;
 }
 
@@ -105,8 +113,6 @@ bool ProxyTable::unlink(std::uint32_t a, std::uint32_t b) {
     return foundA;
 }
 
-bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const {
-    return proxy(a)->partners.contains(b);
-}
+bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const { return proxy(a)->partners.contains(b); }
 
 } // namespace bulletgpu

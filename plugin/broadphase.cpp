@@ -226,6 +226,11 @@ void Broadphase::printStats() {
                 "transfer %.3f; cache sync %.3f ms (%zu found, %zu lost)\n",
                 impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs, s.sortMs, s.sweepMs,
                 s.diffMs, s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
+    if (s.movingObjects > 0) {
+        std::printf("  incremental: only the pairs of the %u boxes changed since the last full sweep were recomputed "
+                    "(in sweep)\n",
+                    s.movingObjects);
+    }
     if (s.partitions > 1) {
         std::printf("  %d slabs on axis %d: straddlers %u (%.1f%% of %u objects), imbalance %.3f, migrated %u%s; loads",
                     s.partitions, s.splitAxis, s.straddlers, s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0,

@@ -390,6 +390,7 @@ void PartitionedPairFinder::fillStats(double distributeMs) {
         m_stats.cells += s.cells;
         m_stats.entries += s.entries;
         m_stats.candidates += s.candidates;
+        m_stats.movingObjects += s.movingObjects;
         m_stats.transferMs += s.transferMs;
         m_stats.sortMs += s.sortMs;
         m_stats.sweepAxis = s.sweepAxis;

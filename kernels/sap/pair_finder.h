@@ -36,6 +36,9 @@ struct PairFinderStats {
     double diffMs = 0;             ///< Pair-key sort and the difference with the last update.
     double transferMs = 0;         ///< Host-device copies (CUDA only).
     bool skipped = false;          ///< Nothing had changed: the last result stood.
+    /// Boxes changed since the last full sweep when this update recomputed only their pairs
+    /// (objects, cells and entries then describe that sweep); 0 after a full sweep.
+    std::uint32_t movingObjects = 0;
 
     /// Most partitions whose loads are reported one by one.
     static constexpr int cReportedPartitions = 16;

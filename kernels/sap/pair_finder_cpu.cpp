@@ -36,7 +36,7 @@ BoxArraysView viewOf(const BoxStore& boxes) {
 } // namespace
 
 PairFinderCpu::PairFinderCpu(int threads)
-    : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_tuner(m_threads) {
+    : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_tuner(m_threads), m_incremental(m_threads) {
     m_threadPairs.resize(static_cast<std::size_t>(m_threads));
     m_threadLanes.resize(static_cast<std::size_t>(m_threads));
 }
@@ -49,16 +49,79 @@ void PairFinderCpu::reset() {
     m_gridChooser.reset();
     m_pairs.clear();
     m_gate.open();
+    m_sweptCellsValid = false;
 }
 
 void PairFinderCpu::setOwnership(const PairOwnership& window) {
     if (window == m_ownership) return;
     m_ownership = window;
     m_gate.open();
+    m_sweptCellsValid = false;
+}
+
+CellSweepRules PairFinderCpu::sweepRules(const BoxStore& boxes, bool filterGroups) const {
+    CellSweepRules rules;
+    rules.filterGroups = filterGroups;
+    rules.view = viewOf(boxes);
+    rules.confirmBySlot = rules.view.exactMin[0] != nullptr || m_ownership.axis >= 0;
+    rules.ownership = m_ownership;
+    return rules;
+}
+
+void PairFinderCpu::indexSweptCells() {
+    if (m_sweptCellsIndexed) return;
+    const std::uint32_t cells = m_grid.cellCount();
+    m_cellWidestS.resize(cells);
+    m_fences.resize((m_entries.size() + IncrementalSweep::cFenceStride - 1) / IncrementalSweep::cFenceStride);
+#pragma omp parallel for schedule(static) num_threads(threadsForRegion(m_threads))
+    for (std::int64_t cell = 0; cell < static_cast<std::int64_t>(cells); ++cell) {
+        const std::uint32_t first = m_cellStart[static_cast<std::size_t>(cell)];
+        const std::uint32_t count = m_cellStart[static_cast<std::size_t>(cell) + 1] - first;
+        m_cellWidestS[static_cast<std::size_t>(cell)] = IncrementalSweep::widestExtent(m_entries.data() + first, count);
+        IncrementalSweep::writeFences(m_entries.data(), first, count, m_fences.data());
+    }
+    m_sweptCellsIndexed = true;
+}
+
+bool PairFinderCpu::updateIncrementally(const BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
+    if (!m_sweptCellsValid || filterGroups != m_sweptFilterGroups) return false;
+    const auto start = Clock::now();
+    if (!m_incremental.admit(boxes)) return false;
+    indexSweptCells();
+    SweptCells cells;
+    cells.grid = &m_grid;
+    cells.entries = m_entries.data();
+    cells.cellStart = m_cellStart.data();
+    cells.widestS = m_cellWidestS.data();
+    cells.fences = m_fences.data();
+    cells.hugeSlots = m_hugeSlots.data();
+    cells.hugeCount = m_hugeSlots.size();
+    m_incremental.update(boxes, cells, sweepRules(boxes, filterGroups), m_pairs, deltas);
+    const PairFinderStats swept = m_stats;
+    m_stats = PairFinderStats{};
+    m_stats.objects = swept.objects;
+    m_stats.hugeObjects = swept.hugeObjects;
+    m_stats.cells = swept.cells;
+    m_stats.entries = swept.entries;
+    m_stats.sweepAxis = swept.sweepAxis;
+    m_stats.movingObjects = m_incremental.movingCount();
+    m_stats.threads = m_incremental.queryThreads();
+    m_stats.candidates = m_incremental.candidates();
+    m_stats.pairs = m_pairs.size();
+    m_stats.sweepMs = millisecondsSince(start);
+    return true;
 }
 
 void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
     if (m_gate.skip(boxes, filterGroups, deltas, m_stats)) return;
+    if (updateIncrementally(boxes, filterGroups, deltas)) {
+        m_gate.record(boxes, filterGroups);
+        boxes.clearDirty();
+#if defined(BULLETGPU_VALIDATE)
+        assert(validate());
+#endif
+        return;
+    }
     m_stats = PairFinderStats{};
     auto start = Clock::now();
     classifyAndSort(boxes);
@@ -79,6 +142,10 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
         m_tuner.record(m_stats.classifyMs + m_stats.sortMs + m_stats.sweepMs + m_stats.diffMs);
     }
     m_stats.threads = m_activeThreads;
+    m_incremental.restart();
+    m_sweptCellsValid = true;
+    m_sweptCellsIndexed = false;
+    m_sweptFilterGroups = filterGroups;
 
     m_gate.record(boxes, filterGroups);
     boxes.clearDirty();
@@ -215,11 +282,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const std::int64_t normals = m_bucketedCount;
     const std::int64_t huge = static_cast<std::int64_t>(m_hugeSlots.size());
     std::uint64_t candidates = 0;
-    CellSweepRules rules;
-    rules.filterGroups = filterGroups;
-    rules.confirmBySlot = view.exactMin[0] != nullptr || m_ownership.axis >= 0;
-    rules.view = view;
-    rules.ownership = m_ownership;
+    const CellSweepRules rules = sweepRules(boxes, filterGroups);
 
     for (auto& part : m_threadPairs) part.value.count = 0;
 #pragma omp parallel num_threads(m_activeThreads) reduction(+ : candidates)
@@ -315,6 +378,12 @@ void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
 void PairFinderCpu::applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) {
     if (added.empty() && removed.empty()) return;
     m_gate.open(); // the next update recomputes, so refused pairs are offered again
+    for (const auto* keys : {&added, &removed}) {
+        for (std::uint64_t key : *keys) {
+            m_incremental.touch(pairLow(key));
+            m_incremental.touch(pairHigh(key));
+        }
+    }
     m_newPairs.clear();
     std::set_difference(m_pairs.begin(), m_pairs.end(), removed.begin(), removed.end(), std::back_inserter(m_newPairs));
     m_pairs.clear();

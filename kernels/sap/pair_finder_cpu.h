@@ -5,6 +5,7 @@
 #include "kernels/common/radix_sort_cpu.h"
 #include "kernels/common/thread_tuner.h"
 #include "kernels/sap/cell_sweep_cpu.h"
+#include "kernels/sap/incremental_sweep.h"
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/sap_grid.h"
 
@@ -45,6 +46,14 @@ private:
     void sweep(const BoxStore& boxes, bool filterGroups);
     /// Gathers, sorts and diffs the pairs against the last update.
     void diff(std::uint32_t slotCount, PairDeltas& deltas);
+    /// Updates only the pairs of the boxes that changed, from the last full sweep's cells;
+    /// returns false when too many boxes changed since that sweep.
+    bool updateIncrementally(const BoxStore& boxes, bool filterGroups, PairDeltas& deltas);
+    /// Computes the swept cells' widest extents and fences, once per full sweep, when an
+    /// incremental update first needs them.
+    void indexSweptCells();
+    /// The rules every pair of this update must pass.
+    CellSweepRules sweepRules(const BoxStore& boxes, bool filterGroups) const;
 
     /// A box in sweep coordinates (sweep axis S, grid axes U and V) with its filter.
     struct SweepBox {
@@ -79,6 +88,12 @@ private:
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
     std::vector<std::size_t> m_partStart;  // where each thread's pairs go in m_newPairs
+    std::vector<double> m_cellWidestS;     // per cell, SweptCells::widestS of the last full sweep
+    std::vector<float> m_fences;           // SweptCells::fences of the last full sweep
+    IncrementalSweep m_incremental;
+    bool m_sweptCellsValid = false;   // the cells hold the last full sweep of the current rules
+    bool m_sweptCellsIndexed = false; // m_cellWidestS and m_fences describe those cells
+    bool m_sweptFilterGroups = false; // the filter setting of that sweep
     PairOwnership m_ownership;
     UpdateGate m_gate;
     PairFinderStats m_stats;

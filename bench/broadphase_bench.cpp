@@ -53,6 +53,7 @@ struct Options {
     int demoSteps = 300;
     int threads = 0;
     std::uint32_t seed = 20240611;
+    double movingShare = 1.0; ///< Share of the cubes that move; the others rest but still get setAabb.
     std::string jsonPath;
 };
 
@@ -114,13 +115,16 @@ std::unique_ptr<btBroadphaseInterface> makeBroadphase(Contender contender, const
     }
 }
 
-/// N unit cubes (half-extent 0.5) at 0.25 per unit^3 in a cube of side cbrt(N / 0.25), each
-/// moving 0.05 per frame in its own random direction and bouncing off the walls.
+/// N unit cubes (half-extent 0.5) at 0.25 per unit^3 in a cube of side cbrt(N / 0.25), the
+/// first movingShare of them (randomly placed, so a random subset) each moving 0.05 per frame
+/// in its own random direction and bouncing off the walls; the others rest.
 class MovingCubes {
 public:
-    MovingCubes(std::size_t count, std::uint32_t seed)
+    MovingCubes(std::size_t count, std::uint32_t seed, double movingShare)
         : m_side(std::cbrt(static_cast<double>(count) / 0.25)), m_position(3 * count), m_velocity(3 * count),
-          m_min(count), m_max(count) {
+          m_min(count), m_max(count),
+          m_movingCount(
+              std::min(count, static_cast<std::size_t>(std::ceil(movingShare * static_cast<double>(count))))) {
         std::mt19937 random(seed);
         std::uniform_real_distribution<double> unit(0, 1);
         for (std::size_t i = 0; i < count; ++i) {
@@ -136,9 +140,9 @@ public:
         refreshBoxes();
     }
 
-    /// Moves every cube one frame on.
+    /// Moves the moving cubes one frame on.
     void advance() {
-        for (std::size_t k = 0; k < m_position.size(); ++k) {
+        for (std::size_t k = 0; k < 3 * m_movingCount; ++k) {
             double& p = m_position[k];
             p += m_velocity[k];
             if (p < cHalfExtent || p > m_side - cHalfExtent) {
@@ -210,6 +214,7 @@ private:
     std::vector<double> m_velocity; // x, y, z per cube
     std::vector<btVector3> m_min;
     std::vector<btVector3> m_max;
+    std::size_t m_movingCount;
 };
 
 /// One contender's run on one size of the moving-cubes scene.
@@ -242,7 +247,7 @@ void tearDown(Contender contender, btBroadphaseInterface& broadphase, std::vecto
 MovingResult runMovingCubes(Contender contender, std::size_t count, const Options& options, btCollisionObject* objects,
                             btDispatcher& dispatcher) {
     MovingResult result;
-    MovingCubes cubes(count, options.seed);
+    MovingCubes cubes(count, options.seed, options.movingShare);
     const btScalar side = btScalar(cubes.side());
     std::unique_ptr<btBroadphaseInterface> broadphase =
         makeBroadphase(contender, options, btVector3(-1, -1, -1), btVector3(side + 1, side + 1, side + 1),
@@ -355,18 +360,20 @@ std::vector<std::size_t> parseSizes(const std::string& text) {
     return sizes;
 }
 
-const char* cUsage =
-    "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
-    "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S] [--json FILE]\n"
-    "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
-    "  --frames      timed frames per size (default 20), after --warmup frames (default 3)\n"
-    "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
-    "                (default 100000: dbvt needs ~13 s/frame at 1M)\n"
-    "  --sweep-max   run bt32BitAxisSweep3 only up to this N; 0 = always (default 20000: creating\n"
-    "                N proxies one by one is O(N^2), about 9 minutes at 100000)\n"
-    "  --demo-steps  BenchmarkDemo test 1 steps (default 300; 0 skips it)\n"
-    "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
-    "  --json        also write the results as JSON to FILE\n";
+const char* cUsage = "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
+                     "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S]\n"
+                     "                                  [--moving-share F] [--json FILE]\n"
+                     "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
+                     "  --frames      timed frames per size (default 20), after --warmup frames (default 3)\n"
+                     "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
+                     "                (default 100000: dbvt needs ~13 s/frame at 1M)\n"
+                     "  --sweep-max   run bt32BitAxisSweep3 only up to this N; 0 = always (default 20000: creating\n"
+                     "                N proxies one by one is O(N^2), about 9 minutes at 100000)\n"
+                     "  --demo-steps  BenchmarkDemo test 1 steps (default 300; 0 skips it)\n"
+                     "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
+                     "  --moving-share  share of the cubes that move (default 1); the others rest, and get setAabb\n"
+                     "                with an unchanged box every frame, as Bullet's default updateAabbs does\n"
+                     "  --json        also write the results as JSON to FILE\n";
 
 /// Parses the command line; throws std::invalid_argument on a bad flag.
 Options parseOptions(int argc, char** argv) {
@@ -381,6 +388,7 @@ Options parseOptions(int argc, char** argv) {
         {"--demo-steps", [&](const std::string& v) { options.demoSteps = std::max(0, std::stoi(v)); }},
         {"--threads", [&](const std::string& v) { options.threads = std::stoi(v); }},
         {"--seed", [&](const std::string& v) { options.seed = static_cast<std::uint32_t>(std::stoul(v)); }},
+        {"--moving-share", [&](const std::string& v) { options.movingShare = std::clamp(std::stod(v), 0.0, 1.0); }},
         {"--json", [&](const std::string& v) { options.jsonPath = v; }}};
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
@@ -412,15 +420,16 @@ bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason,
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     bool allExact = true;
-    std::printf("(a) N moving unit cubes, density 0.25/unit^3, 0.05/frame; medians over %d frames after %d warm-up;\n"
+    std::printf("(a) N unit cubes, density 0.25/unit^3, %g%% of them moving 0.05/frame; medians over %d frames after\n"
+                "    %d warm-up;\n"
                 "    speedup = dbvt ms / this ms; exact = cached pairs whose boxes overlap; bt32BitAxisSweep3\n"
                 "    without its raycast accelerator\n",
-                options.frames, options.warmup);
+                100 * options.movingShare, options.frames, options.warmup);
     std::printf("%9s  %-18s %10s %10s %9s %9s %8s %9s %9s  %s\n", "N", "broadphase", "build ms", "ms/frame", "setAabb",
                 "calc", "speedup", "pairs", "exact", "check");
     for (std::size_t count : options.sizes) {
         const std::unique_ptr<btCollisionObject[]> objects(new btCollisionObject[count]);
-        MovingCubes finalState(count, options.seed);
+        MovingCubes finalState(count, options.seed, options.movingShare);
         for (int frame = 0; frame < options.warmup + options.frames; ++frame) finalState.advance();
         const std::size_t expected = finalState.countOverlaps();
         double dbvtMs = 0;
@@ -512,6 +521,7 @@ int main(int argc, char** argv) {
                           {"demoSteps", options.demoSteps},
                           {"threads", options.threads},
                           {"seed", options.seed},
+                          {"movingShare", options.movingShare},
                           {"axisSweepRaycastAccelerator", {{"movingCubes", false}, {"benchmarkDemo1", true}}}};
     report["moving"] = json::array();
     report["benchmarkDemo1"] = json::array();

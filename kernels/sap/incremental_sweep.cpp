@@ -31,7 +31,7 @@ void IncrementalSweep::writeFences(const CellEntry* entries, std::uint32_t first
 }
 
 void IncrementalSweep::restart() {
-    for (std::uint32_t slot : m_moving) m_inMoving[slot] = 0;
+    for (std::uint32_t slot : m_moving) m_flags[slot] = 0;
     m_moving.clear();
     m_touched.clear();
 }
@@ -45,15 +45,13 @@ void IncrementalSweep::update(const BoxStore& boxes, const SweptCells& cells, co
     pairsWithinMoving(boxes, *cells.grid, rules);
     pairsWithSwept(boxes, cells, rules);
     mergeInto(pairs, deltas);
-    for (std::uint32_t slot : m_changed) m_isChanged[slot] = 0;
+    for (std::uint32_t slot : m_changed) m_flags[slot] &= ~cChanged;
     m_changed.clear();
     m_touched.clear();
 }
 
 void IncrementalSweep::grow(std::uint32_t slots) {
-    if (m_inMoving.size() >= slots) return;
-    m_inMoving.resize(slots, 0);
-    m_isChanged.resize(slots, 0);
+    if (m_flags.size() < slots) m_flags.resize(slots, 0);
 }
 
 bool IncrementalSweep::admit(const BoxStore& boxes) {
@@ -62,22 +60,22 @@ bool IncrementalSweep::admit(const BoxStore& boxes) {
     grow(boxes.size());
     std::uint32_t joining = 0;
     auto mark = [&](std::uint32_t slot) {
-        if (m_isChanged[slot] != 0) return;
-        m_isChanged[slot] = 1;
+        if ((m_flags[slot] & cChanged) != 0) return;
+        m_flags[slot] |= cChanged;
         m_changed.push_back(slot);
-        joining += m_inMoving[slot] == 0 ? 1u : 0u;
+        joining += (m_flags[slot] & cMoving) == 0 ? 1u : 0u;
     };
     for (std::uint32_t slot : boxes.dirtySlots()) mark(slot);
     for (std::uint32_t slot : m_touched) mark(slot);
     const std::uint64_t moving = m_moving.size() + std::uint64_t{joining};
     if (moving * cMovingShareDivisor > boxes.liveCount()) {
-        for (std::uint32_t slot : m_changed) m_isChanged[slot] = 0;
+        for (std::uint32_t slot : m_changed) m_flags[slot] &= ~cChanged;
         m_changed.clear();
         return false;
     }
     for (std::uint32_t slot : m_changed) {
-        if (m_inMoving[slot] != 0) continue;
-        m_inMoving[slot] = 1;
+        if ((m_flags[slot] & cMoving) != 0) continue;
+        m_flags[slot] |= cMoving;
         m_moving.push_back(slot);
     }
     return true;
@@ -138,7 +136,7 @@ void IncrementalSweep::pairsWithSwept(const BoxStore& boxes, const SweptCells& c
         if (sapIsHuge(grid, r)) {
             // A huge box may meet any swept box: test them all.
             for (std::uint32_t other = 0; other < boxes.size(); ++other) {
-                if (m_inMoving[other] == 0 && boxes.isUsable(other)) testPair(slot, other, rules);
+                if ((m_flags[other] & cMoving) == 0 && boxes.isUsable(other)) testPair(slot, other, rules);
             }
             continue;
         }
@@ -207,7 +205,7 @@ std::uint64_t IncrementalSweep::querySwept(std::uint32_t slot, const SweptCells&
                 fence == fenceBegin ? first : static_cast<std::uint32_t>(fence - cells.fences - 1) * cFenceStride;
             for (const CellEntry* e = cells.entries + start; e != cells.entries + last && e->minS <= maxS; ++e) {
                 // The swept entry holds the other box as the store does: test it here.
-                if ((e->corner | corner) != cBothCorners || m_inMoving[e->slot] != 0) continue;
+                if ((e->corner | corner) != cBothCorners || (m_flags[e->slot] & cMoving) != 0) continue;
                 if (e->maxS < minS || e->maxU < minU || maxU < e->minU || e->maxV < minV || maxV < e->minV) continue;
                 ++candidates;
                 if (rules.filterGroups && !groupsCollide(group, mask, e->group, e->mask)) continue;
@@ -221,7 +219,7 @@ std::uint64_t IncrementalSweep::querySwept(std::uint32_t slot, const SweptCells&
     }
     for (std::size_t h = 0; h < cells.hugeCount; ++h) {
         const std::uint32_t other = cells.hugeSlots[h];
-        if (m_inMoving[other] != 0) continue;
+        if ((m_flags[other] & cMoving) != 0) continue;
         ++candidates;
         if (sapOverlapFloat(view, slot, other) && sapAcceptPair(view, slot, other, rules.filterGroups) &&
             sapOwnsPair(rules.ownership, view, slot, other)) {
@@ -241,20 +239,32 @@ void IncrementalSweep::testPair(std::uint32_t a, std::uint32_t b, const CellSwee
 
 void IncrementalSweep::mergeInto(std::vector<std::uint64_t>& pairs, PairDeltas& deltas) {
     std::sort(m_fresh.begin(), m_fresh.end());
-    // The pairs this update recomputed: both boxes in M, or one changed now.
-    m_kept.clear();
+    // The pairs this update recomputed (both boxes in M, or one changed now) leave the set for
+    // m_stale; the others close up in place, and the fresh pairs are merged in from the back.
     m_stale.clear();
+    std::size_t kept = 0;
     for (std::uint64_t key : pairs) {
-        const std::uint32_t a = pairLow(key), b = pairHigh(key);
-        const bool recomputed = (m_inMoving[a] & m_inMoving[b]) != 0 || (m_isChanged[a] | m_isChanged[b]) != 0;
-        (recomputed ? m_stale : m_kept).push_back(key);
+        const std::uint8_t a = m_flags[pairLow(key)], b = m_flags[pairHigh(key)];
+        if ((a & b & cMoving) != 0 || ((a | b) & cChanged) != 0) {
+            m_stale.push_back(key);
+        } else {
+            pairs[kept++] = key;
+        }
     }
     std::set_difference(m_fresh.begin(), m_fresh.end(), m_stale.begin(), m_stale.end(),
                         std::back_inserter(deltas.found));
     std::set_difference(m_stale.begin(), m_stale.end(), m_fresh.begin(), m_fresh.end(),
                         std::back_inserter(deltas.lost));
-    pairs.clear();
-    std::merge(m_kept.begin(), m_kept.end(), m_fresh.begin(), m_fresh.end(), std::back_inserter(pairs));
+    // Merge from the back: a kept pair moves only to a later position, after it was read.
+    std::size_t from = kept, fresh = m_fresh.size(), to = kept + fresh;
+    pairs.resize(to);
+    while (fresh > 0) {
+        if (from > 0 && pairs[from - 1] > m_fresh[fresh - 1]) {
+            pairs[--to] = pairs[--from];
+        } else {
+            pairs[--to] = m_fresh[--fresh];
+        }
+    }
 }
 
 } // namespace bulletgpu

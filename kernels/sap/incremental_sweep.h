@@ -103,18 +103,18 @@ private:
     void mergeInto(std::vector<std::uint64_t>& pairs, PairDeltas& deltas);
 
     int m_threads;
-    std::vector<std::uint8_t> m_inMoving;      // per slot: in M
-    std::vector<std::uint8_t> m_isChanged;     // per slot: changed in this update (a subset of M)
-    std::vector<std::uint32_t> m_moving;       // M
-    std::vector<std::uint32_t> m_changed;      // slots changed in this update
-    std::vector<std::uint32_t> m_touched;      // slots touched since the last update
-    std::vector<std::uint32_t> m_hugeMoving;   // the usable huge boxes of M
-    std::vector<std::uint32_t> m_normalMoving; // the usable other boxes of M
-    std::vector<MovingEntry> m_movingEntries;  // M's boxes in their cells, sorted by cell
-    std::vector<QueryKey> m_queries;           // changed boxes to look up in the swept cells
+    static constexpr std::uint8_t cMoving = 1;  // m_flags: the slot is in M
+    static constexpr std::uint8_t cChanged = 2; // m_flags: the slot changed in this update (then also in M)
+    std::vector<std::uint8_t> m_flags;          // per slot
+    std::vector<std::uint32_t> m_moving;        // M
+    std::vector<std::uint32_t> m_changed;       // slots changed in this update
+    std::vector<std::uint32_t> m_touched;       // slots touched since the last update
+    std::vector<std::uint32_t> m_hugeMoving;    // the usable huge boxes of M
+    std::vector<std::uint32_t> m_normalMoving;  // the usable other boxes of M
+    std::vector<MovingEntry> m_movingEntries;   // M's boxes in their cells, sorted by cell
+    std::vector<QueryKey> m_queries;            // changed boxes to look up in the swept cells
     std::vector<CacheLinePadded<std::vector<std::uint64_t>>> m_threadFresh; // each thread's pairs with swept boxes
     std::vector<std::uint64_t> m_fresh;                                     // recomputed pairs, sorted
-    std::vector<std::uint64_t> m_kept;                                      // unaffected pairs
     std::vector<std::uint64_t> m_stale;                                     // affected pairs as they were
     std::uint64_t m_candidates = 0;
     int m_queryThreads = 1;

@@ -239,32 +239,27 @@ void IncrementalSweep::testPair(std::uint32_t a, std::uint32_t b, const CellSwee
 
 void IncrementalSweep::mergeInto(std::vector<std::uint64_t>& pairs, PairDeltas& deltas) {
     std::sort(m_fresh.begin(), m_fresh.end());
-    // The pairs this update recomputed (both boxes in M, or one changed now) leave the set for
-    // m_stale; the others close up in place, and the fresh pairs are merged in from the back.
+    // One pass: the pairs this update recomputed (both boxes in M, or one changed now) leave the
+    // set for m_stale; the others are copied on, with the fresh pairs merged in among them.
     m_stale.clear();
-    std::size_t kept = 0;
+    if (m_merged.size() < pairs.size() + m_fresh.size()) m_merged.resize(pairs.size() + m_fresh.size());
+    std::size_t merged = 0, fresh = 0;
     for (std::uint64_t key : pairs) {
         const std::uint8_t a = m_flags[pairLow(key)], b = m_flags[pairHigh(key)];
         if ((a & b & cMoving) != 0 || ((a | b) & cChanged) != 0) {
             m_stale.push_back(key);
-        } else {
-            pairs[kept++] = key;
+            continue;
         }
+        while (fresh < m_fresh.size() && m_fresh[fresh] < key) m_merged[merged++] = m_fresh[fresh++];
+        m_merged[merged++] = key;
     }
+    while (fresh < m_fresh.size()) m_merged[merged++] = m_fresh[fresh++];
+    m_merged.resize(merged);
+    pairs.swap(m_merged);
     std::set_difference(m_fresh.begin(), m_fresh.end(), m_stale.begin(), m_stale.end(),
                         std::back_inserter(deltas.found));
     std::set_difference(m_stale.begin(), m_stale.end(), m_fresh.begin(), m_fresh.end(),
                         std::back_inserter(deltas.lost));
-    // Merge from the back: a kept pair moves only to a later position, after it was read.
-    std::size_t from = kept, fresh = m_fresh.size(), to = kept + fresh;
-    pairs.resize(to);
-    while (fresh > 0) {
-        if (from > 0 && pairs[from - 1] > m_fresh[fresh - 1]) {
-            pairs[--to] = pairs[--from];
-        } else {
-            pairs[--to] = m_fresh[--fresh];
-        }
-    }
 }
 
 } // namespace bulletgpu

@@ -116,6 +116,7 @@ private:
     std::vector<CacheLinePadded<std::vector<std::uint64_t>>> m_threadFresh; // each thread's pairs with swept boxes
     std::vector<std::uint64_t> m_fresh;                                     // recomputed pairs, sorted
     std::vector<std::uint64_t> m_stale;                                     // affected pairs as they were
+    std::vector<std::uint64_t> m_merged; // the next pair set, swapped with the caller's
     std::uint64_t m_candidates = 0;
     int m_queryThreads = 1;
 };

@@ -95,22 +95,28 @@ void IncrementalSweep::pairsWithinMoving(const BoxStore& boxes, const SapGrid& g
             continue;
         }
         m_normalMoving.push_back(slot);
+        const float minS = view.min[grid.sweepAxis][slot], maxS = view.max[grid.sweepAxis][slot];
         for (std::int32_t v = r.v0; v <= r.v1; ++v) {
             for (std::int32_t u = r.u0; u <= r.u1; ++u) {
-                m_movingEntries.push_back(MovingEntry{sapCellIndex(grid, u, v), slot, sapCornerBits(r, u, v)});
+                m_movingEntries.push_back(
+                    MovingEntry{sapCellIndex(grid, u, v), slot, sapCornerBits(r, u, v), minS, maxS});
             }
         }
     }
-    std::sort(m_movingEntries.begin(), m_movingEntries.end(),
-              [](const MovingEntry& a, const MovingEntry& b) { return a.cell < b.cell; });
-    // Within each cell, every two boxes whose reference cell it is.
+    std::sort(m_movingEntries.begin(), m_movingEntries.end(), [](const MovingEntry& a, const MovingEntry& b) {
+        if (a.cell != b.cell) return a.cell < b.cell;
+        const std::uint32_t keyA = orderedFloatKey(a.minS), keyB = orderedFloatKey(b.minS);
+        return keyA != keyB ? keyA < keyB : a.slot < b.slot;
+    });
+    // Sweep each cell's boxes of M; a pair is tested in its reference cell only.
     for (std::size_t first = 0; first < m_movingEntries.size();) {
         std::size_t last = first + 1;
         while (last < m_movingEntries.size() && m_movingEntries[last].cell == m_movingEntries[first].cell) ++last;
         for (std::size_t i = first; i < last; ++i) {
-            for (std::size_t j = i + 1; j < last; ++j) {
-                if ((m_movingEntries[i].corner | m_movingEntries[j].corner) != cBothCorners) continue;
-                testPair(m_movingEntries[i].slot, m_movingEntries[j].slot, rules);
+            const MovingEntry& probe = m_movingEntries[i];
+            for (std::size_t j = i + 1; j < last && m_movingEntries[j].minS <= probe.maxS; ++j) {
+                if ((probe.corner | m_movingEntries[j].corner) != cBothCorners) continue;
+                testPair(probe.slot, m_movingEntries[j].slot, rules);
             }
         }
         first = last;

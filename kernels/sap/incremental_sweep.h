@@ -85,6 +85,7 @@ private:
         std::uint32_t cell;   // cell index
         std::uint32_t slot;   // the box
         std::uint32_t corner; // sapCornerBits of the box's cells, seen from this cell
+        float minS, maxS;     // the box's bounds on the sweep axis
     };
 
     /// A changed box to look up in the swept cells, ordered by its first cell and lower bound.

@@ -15,7 +15,8 @@
 namespace bulletgpu {
 
 /// The CPU backend of PairFinder: OpenMP threads, structure-of-arrays buffers that are
-/// reused from frame to frame (no allocation once sizes have settled).
+/// reused from frame to frame (no allocation once sizes have settled). When few boxes changed
+/// since the last full sweep, an update recomputes only their pairs (IncrementalSweep).
 class PairFinderCpu final : public PairFinder {
 public:
     /// threads <= 0 uses OpenMP's default.

@@ -2,12 +2,12 @@
 #include "kernels/partition/partitioned_pair_finder.h"
 #include "kernels/reference/brute_force.h"
 #include "kernels/sap/pair_finder_cpu.h"
+#include "support/pair_deltas.h"
 #include "support/random_scenes.h"
 
 #include <catch2/catch.hpp>
 
 #include <algorithm>
-#include <iterator>
 #include <limits>
 
 using namespace bulletgpu;
@@ -23,11 +23,9 @@ void checkUpdate(const std::vector<std::uint64_t>& pairs, const PairDeltas& delt
                  bool filterGroups, std::vector<std::uint64_t>& previous) {
     const std::vector<std::uint64_t> expected = bruteForcePairs(store, filterGroups);
     REQUIRE(pairs == expected);
-    std::vector<std::uint64_t> found, lost;
-    std::set_difference(expected.begin(), expected.end(), previous.begin(), previous.end(), std::back_inserter(found));
-    std::set_difference(previous.begin(), previous.end(), expected.begin(), expected.end(), std::back_inserter(lost));
-    REQUIRE(deltas.found == found);
-    REQUIRE(deltas.lost == lost);
+    const PairDeltas wanted = deltasBetween(previous, expected);
+    REQUIRE(deltas.found == wanted.found);
+    REQUIRE(deltas.lost == wanted.lost);
     previous = expected;
 }
 

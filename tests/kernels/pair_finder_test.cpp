@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/reference/brute_force.h"
 #include "kernels/sap/pair_finder_cpu.h"
+#include "support/pair_deltas.h"
 #include "support/random_scenes.h"
 
 #include <catch2/catch.hpp>
 
-#include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <limits>
 
 using namespace bulletgpu;
@@ -25,11 +24,9 @@ void updateAndCheck(PairFinderCpu& finder, BoxStore& store, bool filterGroups, s
     REQUIRE(finder.validate());
     const std::vector<std::uint64_t> expected = bruteForcePairs(store, filterGroups);
     REQUIRE(finder.pairs() == expected);
-    std::vector<std::uint64_t> found, lost;
-    std::set_difference(expected.begin(), expected.end(), previous.begin(), previous.end(), std::back_inserter(found));
-    std::set_difference(previous.begin(), previous.end(), expected.begin(), expected.end(), std::back_inserter(lost));
-    REQUIRE(deltas.found == found);
-    REQUIRE(deltas.lost == lost);
+    const PairDeltas wanted = deltasBetween(previous, expected);
+    REQUIRE(deltas.found == wanted.found);
+    REQUIRE(deltas.lost == wanted.lost);
     previous = expected;
 }
 

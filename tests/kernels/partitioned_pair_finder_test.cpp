@@ -3,6 +3,7 @@
 #include "kernels/partition/partitioned_pair_finder.h"
 #include "kernels/reference/brute_force.h"
 #include "kernels/sap/pair_finder_cpu.h"
+#include "support/pair_deltas.h"
 #include "support/random_scenes.h"
 
 #include <catch2/catch.hpp>
@@ -40,13 +41,9 @@ public:
         const std::vector<std::uint64_t> expected = bruteForcePairs(store, filterGroups);
         REQUIRE(split().pairs() == expected);
         REQUIRE(m_single.pairs() == expected);
-        std::vector<std::uint64_t> found, lost;
-        std::set_difference(expected.begin(), expected.end(), m_previous.begin(), m_previous.end(),
-                            std::back_inserter(found));
-        std::set_difference(m_previous.begin(), m_previous.end(), expected.begin(), expected.end(),
-                            std::back_inserter(lost));
-        REQUIRE(deltas.found == found);
-        REQUIRE(deltas.lost == lost);
+        const PairDeltas wanted = deltasBetween(m_previous, expected);
+        REQUIRE(deltas.found == wanted.found);
+        REQUIRE(deltas.lost == wanted.lost);
         m_previous = expected;
 
         const PairFinderStats& s = split().stats();

@@ -57,7 +57,8 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
     proxy->m_aabbMin = aabbMin;
     proxy->m_aabbMax = aabbMax;
     proxy->slot = slot;
-    proxy->isGhost = isGhostClient(clientObject);
+    if (m_isGhost.size() <= slot) m_isGhost.resize(slot + 1, 0);
+    m_isGhost[slot] = isGhostClient(clientObject) ? 1 : 0;
     proxy->partners.clear();
     double lo[3], hi[3];
     toDoubles(aabbMin, lo);
@@ -77,7 +78,8 @@ void ProxyTable::destroy(SlotProxy* proxy) {
 }
 
 bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) {
-    const bool filterChanged = m_boxes.setFilter(proxy->slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
+    const std::uint32_t slot = slotOf(proxy);
+    const bool filterChanged = m_boxes.setFilter(slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
                                                  static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
     // Bullet's updateAabbs gives every object its box every step, resting ones included: a box
     // with the same bits as the last one, which the proxy keeps, is settled by one comparison.
@@ -87,7 +89,7 @@ bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVect
     double lo[3], hi[3];
     toDoubles(aabbMin, lo);
     toDoubles(aabbMax, hi);
-    const bool boxChanged = m_boxes.update(proxy->slot, lo, hi);
+    const bool boxChanged = m_boxes.update(slot, lo, hi);
     return boxChanged || filterChanged;
 }
 
@@ -98,6 +100,7 @@ void ProxyTable::resetSlots() {
     m_chunks.clear();
     m_slotCount = 0;
     m_freeSlots.clear();
+    m_isGhost.clear();
 }
 
 void ProxyTable::link(std::uint32_t a, std::uint32_t b) {

@@ -16,9 +16,8 @@ namespace bulletgpu {
 /// The proxy BulletGpu hands to Bullet: Bullet's fields plus the dense slot of its box and
 /// the slots of the proxies it is paired with.
 struct SlotProxy : public btBroadphaseProxy {
-    std::uint32_t slot = 0;              ///< Index of this proxy's box in the BoxStore.
-    bool isGhost = false;                ///< The client is a btGhostObject: pairs update in setAabb.
-    PartnerList partners;                ///< Slots of the proxies this one is paired with in the cache.
+    std::uint32_t slot = 0; ///< Index of this proxy's box in the BoxStore (also m_uniqueId - 1).
+    PartnerList partners;   ///< Slots of the proxies this one is paired with in the cache.
 };
 
 /// Maps Bullet proxies to dense slots of a BoxStore: allocation and reuse of slots,
@@ -44,8 +43,17 @@ public:
     void destroy(SlotProxy* proxy);
 
     /// Stores a proxy's new box and refreshes its filter from the proxy's fields;
-    /// returns whether anything that affects pairs changed.
+    /// returns whether anything that affects pairs changed. Reads only the proxy's first cache
+    /// line (Bullet's fields) when nothing changed.
     bool update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
+
+    /// The slot of a live proxy, from Bullet's fields alone (its unique id is slot + 1).
+    static std::uint32_t slotOf(const btBroadphaseProxy* proxy) {
+        return static_cast<std::uint32_t>(proxy->m_uniqueId) - 1;
+    }
+
+    /// Whether the live proxy in a slot belongs to a btGhostObject (its pairs update in setAabb).
+    bool isGhost(std::uint32_t slot) const { return m_isGhost[slot] != 0; }
 
     /// The live proxy in a slot.
     SlotProxy* proxy(std::uint32_t slot) const { return &m_chunks[slot >> cChunkBits][slot & (cChunkSize - 1)]; }
@@ -76,8 +84,9 @@ private:
     static constexpr std::uint32_t cChunkSize = 1u << cChunkBits;
 
     std::vector<std::unique_ptr<SlotProxy[]>> m_chunks;
-    std::uint32_t m_slotCount = 0;                     // slots ever handed out (live or free)
-    std::vector<std::uint32_t> m_freeSlots;            // min-heap: the lowest free slot is reused first
+    std::uint32_t m_slotCount = 0;          // slots ever handed out (live or free)
+    std::vector<std::uint32_t> m_freeSlots; // min-heap: the lowest free slot is reused first
+    std::vector<std::uint8_t> m_isGhost;    // per slot, beside the proxies' cache lines
     std::uint32_t m_liveCount = 0;
 };
 

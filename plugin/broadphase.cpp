@@ -134,9 +134,9 @@ void Broadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher
 void Broadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                          btDispatcher* dispatcher) {
     auto* slotProxy = static_cast<SlotProxy*>(proxy);
-    if (m_impl->table.update(slotProxy, aabbMin, aabbMax))
-        m_impl->tree.onChanged(m_impl->table.boxes(), slotProxy->slot);
-    if (slotProxy->isGhost) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
+    const std::uint32_t slot = ProxyTable::slotOf(slotProxy);
+    if (m_impl->table.update(slotProxy, aabbMin, aabbMax)) m_impl->tree.onChanged(m_impl->table.boxes(), slot);
+    if (m_impl->table.isGhost(slot)) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
 }
 
 void Broadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {

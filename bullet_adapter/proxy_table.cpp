@@ -56,7 +56,6 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
     proxy->m_uniqueId = static_cast<int>(slot) + 1;
     proxy->m_aabbMin = aabbMin;
     proxy->m_aabbMax = aabbMax;
-    proxy->slot = slot;
     if (m_isGhost.size() <= slot) m_isGhost.resize(slot + 1, 0);
     m_isGhost[slot] = isGhostClient(clientObject) ? 1 : 0;
     proxy->partners.clear();
@@ -70,15 +69,15 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
 
 void ProxyTable::destroy(SlotProxy* proxy) {
     assert(proxy->partners.empty() && "unlink a proxy's pairs before destroying it");
-    m_boxes.erase(proxy->slot);
+    m_boxes.erase(proxy->slot());
     proxy->m_clientObject = nullptr;
-    m_freeSlots.push_back(proxy->slot);
+    m_freeSlots.push_back(proxy->slot());
     std::push_heap(m_freeSlots.begin(), m_freeSlots.end(), std::greater<>());
     --m_liveCount;
 }
 
 bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) {
-    const std::uint32_t slot = slotOf(proxy);
+    const std::uint32_t slot = proxy->slot();
     const bool filterChanged = m_boxes.setFilter(slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
                                                  static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
     // Bullet's updateAabbs gives every object its box every step, resting ones included: a box

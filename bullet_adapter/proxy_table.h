@@ -16,8 +16,11 @@ namespace bulletgpu {
 /// The proxy BulletGpu hands to Bullet: Bullet's fields plus the dense slot of its box and
 /// the slots of the proxies it is paired with.
 struct SlotProxy : public btBroadphaseProxy {
-    std::uint32_t slot = 0; ///< Index of this proxy's box in the BoxStore (also m_uniqueId - 1).
-    PartnerList partners;   ///< Slots of the proxies this one is paired with in the cache.
+    PartnerList partners; ///< Slots of the proxies this one is paired with in the cache.
+
+    /// Index of this proxy's box in the BoxStore: its unique id is slot + 1, so the slot is read
+    /// from Bullet's own fields, in the proxy's first cache line.
+    std::uint32_t slot() const { return static_cast<std::uint32_t>(m_uniqueId) - 1; }
 };
 
 /// Maps Bullet proxies to dense slots of a BoxStore: allocation and reuse of slots,
@@ -46,11 +49,6 @@ public:
     /// returns whether anything that affects pairs changed. Reads only the proxy's first cache
     /// line (Bullet's fields) when nothing changed.
     bool update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
-
-    /// The slot of a live proxy, from Bullet's fields alone (its unique id is slot + 1).
-    static std::uint32_t slotOf(const btBroadphaseProxy* proxy) {
-        return static_cast<std::uint32_t>(proxy->m_uniqueId) - 1;
-    }
 
     /// Whether the live proxy in a slot belongs to a btGhostObject (its pairs update in setAabb).
     bool isGhost(std::uint32_t slot) const { return m_isGhost[slot] != 0; }

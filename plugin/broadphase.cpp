@@ -79,12 +79,12 @@ struct Broadphase::Impl {
     /// Brings a ghost's pairs up to date with its box at once.
     void refreshGhostPairs(SlotProxy& proxy, btDispatcher* dispatcher) {
         ghostPartners.clear();
-        if (table.boxes().isUsable(proxy.slot)) {
+        if (table.boxes().isUsable(proxy.slot())) {
             double lo[3], hi[3];
             toDoubles(proxy.m_aabbMin, lo);
             toDoubles(proxy.m_aabbMax, hi);
             tree.queryBox(table.boxes(), lo, hi, [&](std::uint32_t slot) {
-                if (slot != proxy.slot) ghostPartners.push_back(slot);
+                if (slot != proxy.slot()) ghostPartners.push_back(slot);
             });
             std::sort(ghostPartners.begin(), ghostPartners.end());
         }
@@ -120,21 +120,21 @@ btBroadphaseProxy* Broadphase::createProxy(const btVector3& aabbMin, const btVec
                                            void* userPtr, int collisionFilterGroup, int collisionFilterMask,
                                            btDispatcher* /*dispatcher*/) {
     SlotProxy* proxy = m_impl->table.create(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
-    m_impl->tree.onInserted(m_impl->table.boxes(), proxy->slot);
+    m_impl->tree.onInserted(m_impl->table.boxes(), proxy->slot());
     return proxy;
 }
 
 void Broadphase::destroyProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) {
     auto* slotProxy = static_cast<SlotProxy*>(proxy);
     m_impl->sync.removePairsOf(*slotProxy, dispatcher);
-    m_impl->tree.onErased(slotProxy->slot);
+    m_impl->tree.onErased(slotProxy->slot());
     m_impl->table.destroy(slotProxy);
 }
 
 void Broadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax,
                          btDispatcher* dispatcher) {
     auto* slotProxy = static_cast<SlotProxy*>(proxy);
-    const std::uint32_t slot = ProxyTable::slotOf(slotProxy);
+    const std::uint32_t slot = slotProxy->slot();
     if (m_impl->table.update(slotProxy, aabbMin, aabbMax)) m_impl->tree.onChanged(m_impl->table.boxes(), slot);
     if (m_impl->table.isGhost(slot)) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
 }

@@ -54,7 +54,7 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
 
 void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {
     proxy.partners.copySorted(m_scratch);
-    for (std::uint32_t other : m_scratch) removePair(proxy.slot, other, dispatcher, true);
+    for (std::uint32_t other : m_scratch) removePair(proxy.slot(), other, dispatcher, true);
 }
 
 void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t>& partners, btDispatcher* dispatcher) {
@@ -63,10 +63,10 @@ void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t
     auto next = partners.begin();
     for (std::uint32_t other : m_scratch) {
         next = std::lower_bound(next, partners.end(), other);
-        if (next == partners.end() || *next != other) removePair(proxy.slot, other, dispatcher, true);
+        if (next == partners.end() || *next != other) removePair(proxy.slot(), other, dispatcher, true);
     }
     for (std::uint32_t other : partners) {
-        if (!std::binary_search(m_scratch.begin(), m_scratch.end(), other)) addPair(proxy.slot, other, true);
+        if (!std::binary_search(m_scratch.begin(), m_scratch.end(), other)) addPair(proxy.slot(), other, true);
     }
 }
 

@@ -4,7 +4,6 @@
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/thread_buffers.h"
-#include "kernels/sap/sap_grid.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +12,15 @@
 #include <omp.h>
 
 namespace bulletgpu {
+namespace {
+
+/// The cells a slot's box covers on the grid.
+SapCellRange cellsOf(const SapGrid& grid, const BoxArraysView& view, std::uint32_t slot) {
+    return sapCellRange(grid, view.min[grid.uAxis][slot], view.max[grid.uAxis][slot], view.min[grid.vAxis][slot],
+                        view.max[grid.vAxis][slot]);
+}
+
+} // namespace
 
 double IncrementalSweep::widestExtent(const CellEntry* entries, std::uint32_t count) {
     double widest = 0;
@@ -50,14 +58,10 @@ void IncrementalSweep::update(const BoxStore& boxes, const SweptCells& cells, co
     m_touched.clear();
 }
 
-void IncrementalSweep::grow(std::uint32_t slots) {
-    if (m_flags.size() < slots) m_flags.resize(slots, 0);
-}
-
 bool IncrementalSweep::admit(const BoxStore& boxes) {
     // The dirty slots are listed once each: when they alone are too many, say so at once.
     if (std::uint64_t{boxes.dirtySlots().size()} * cMovingShareDivisor > boxes.liveCount()) return false;
-    grow(boxes.size());
+    if (m_flags.size() < boxes.size()) m_flags.resize(boxes.size(), 0);
     std::uint32_t joining = 0;
     auto mark = [&](std::uint32_t slot) {
         if ((m_flags[slot] & cChanged) != 0) return;
@@ -88,8 +92,7 @@ void IncrementalSweep::pairsWithinMoving(const BoxStore& boxes, const SapGrid& g
     m_normalMoving.clear();
     for (std::uint32_t slot : m_moving) {
         if (!boxes.isUsable(slot)) continue;
-        const SapCellRange r = sapCellRange(grid, view.min[grid.uAxis][slot], view.max[grid.uAxis][slot],
-                                            view.min[grid.vAxis][slot], view.max[grid.vAxis][slot]);
+        const SapCellRange r = cellsOf(grid, view, slot);
         if (sapIsHuge(grid, r)) {
             m_hugeMoving.push_back(slot);
             continue;
@@ -137,8 +140,7 @@ void IncrementalSweep::pairsWithSwept(const BoxStore& boxes, const SweptCells& c
     m_queries.clear();
     for (std::uint32_t slot : m_changed) {
         if (!boxes.isUsable(slot)) continue;
-        const SapCellRange r = sapCellRange(grid, view.min[grid.uAxis][slot], view.max[grid.uAxis][slot],
-                                            view.min[grid.vAxis][slot], view.max[grid.vAxis][slot]);
+        const SapCellRange r = cellsOf(grid, view, slot);
         if (sapIsHuge(grid, r)) {
             // A huge box may meet any swept box: test them all.
             for (std::uint32_t other = 0; other < boxes.size(); ++other) {
@@ -227,20 +229,14 @@ std::uint64_t IncrementalSweep::querySwept(std::uint32_t slot, const SweptCells&
         const std::uint32_t other = cells.hugeSlots[h];
         if ((m_flags[other] & cMoving) != 0) continue;
         ++candidates;
-        if (sapOverlapFloat(view, slot, other) && sapAcceptPair(view, slot, other, rules.filterGroups) &&
-            sapOwnsPair(rules.ownership, view, slot, other)) {
-            out.push_back(pairKey(slot, other));
-        }
+        if (sapKeepsPair(view, rules.ownership, slot, other, rules.filterGroups)) out.push_back(pairKey(slot, other));
     }
     return candidates;
 }
 
 void IncrementalSweep::testPair(std::uint32_t a, std::uint32_t b, const CellSweepRules& rules) {
     ++m_candidates;
-    if (sapOverlapFloat(rules.view, a, b) && sapAcceptPair(rules.view, a, b, rules.filterGroups) &&
-        sapOwnsPair(rules.ownership, rules.view, a, b)) {
-        m_fresh.push_back(pairKey(a, b));
-    }
+    if (sapKeepsPair(rules.view, rules.ownership, a, b, rules.filterGroups)) m_fresh.push_back(pairKey(a, b));
 }
 
 void IncrementalSweep::mergeInto(std::vector<std::uint64_t>& pairs, PairDeltas& deltas) {

@@ -95,7 +95,6 @@ private:
         std::uint32_t slot;     // the box
     };
 
-    void grow(std::uint32_t slots);
     void pairsWithinMoving(const BoxStore& boxes, const SapGrid& grid, const CellSweepRules& rules);
     void pairsWithSwept(const BoxStore& boxes, const SweptCells& cells, const CellSweepRules& rules);
     std::uint64_t querySwept(std::uint32_t slot, const SweptCells& cells, const CellSweepRules& rules,

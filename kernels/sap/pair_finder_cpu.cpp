@@ -305,10 +305,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                 const std::uint32_t a = m_sortOrder[static_cast<std::size_t>(i)];
                 for (std::uint32_t b : m_hugeSlots) {
                     ++candidates;
-                    if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) &&
-                        sapOwnsPair(m_ownership, view, a, b)) {
-                        out.push(pairKey(a, b));
-                    }
+                    if (sapKeepsPair(view, m_ownership, a, b, filterGroups)) out.push(pairKey(a, b));
                 }
             }
 #pragma omp for schedule(dynamic, 16) nowait
@@ -317,10 +314,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
                 for (std::int64_t j = i + 1; j < huge; ++j) {
                     const std::uint32_t b = m_hugeSlots[static_cast<std::size_t>(j)];
                     ++candidates;
-                    if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) &&
-                        sapOwnsPair(m_ownership, view, a, b)) {
-                        out.push(pairKey(a, b));
-                    }
+                    if (sapKeepsPair(view, m_ownership, a, b, filterGroups)) out.push(pairKey(a, b));
                 }
             }
         }

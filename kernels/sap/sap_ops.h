@@ -79,4 +79,11 @@ BULLETGPU_HD bool sapAcceptPair(const BoxArraysView& boxes, std::uint32_t a, std
     return true;
 }
 
+/// The whole test of a pair of slots no cell sweep has filtered (huge boxes, incremental updates):
+/// their float boxes overlap, the pair passes sapAcceptPair and the window owns it.
+BULLETGPU_HD bool sapKeepsPair(const BoxArraysView& boxes, const PairOwnership& window, std::uint32_t a,
+                               std::uint32_t b, bool filterGroups) {
+    return sapOverlapFloat(boxes, a, b) && sapAcceptPair(boxes, a, b, filterGroups) && sapOwnsPair(window, boxes, a, b);
+}
+
 } // namespace bulletgpu

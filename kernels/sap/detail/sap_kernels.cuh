@@ -254,9 +254,7 @@ static __global__ void __launch_bounds__(cBlockSize)
     const std::uint32_t a = normalSlots[i];
     for (std::uint32_t k = 0; k < huge; ++k) {
         const std::uint32_t b = hugeSlots[k];
-        if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) && sapOwnsPair(window, view, a, b)) {
-            sapAppendPair(sink, a, b);
-        }
+        if (sapKeepsPair(view, window, a, b, filterGroups)) sapAppendPair(sink, a, b);
     }
 }
 
@@ -269,9 +267,7 @@ static __global__ void __launch_bounds__(cBlockSize)
     const std::uint32_t a = hugeSlots[i];
     for (std::uint32_t k = static_cast<std::uint32_t>(i) + 1u; k < huge; ++k) {
         const std::uint32_t b = hugeSlots[k];
-        if (sapOverlapFloat(view, a, b) && sapAcceptPair(view, a, b, filterGroups) && sapOwnsPair(window, view, a, b)) {
-            sapAppendPair(sink, a, b);
-        }
+        if (sapKeepsPair(view, window, a, b, filterGroups)) sapAppendPair(sink, a, b);
     }
 }
 

@@ -108,6 +108,21 @@ bool BoxStore::update(std::uint32_t slot, const double min[3], const double max[
     return true;
 }
 
+bool BoxStore::updateFloat(std::uint32_t slot, const float min[3], const float max[3]) {
+    assert(isLive(slot) && !m_keepExact);
+    bool same = true;
+    for (int axis = 0; axis < 3; ++axis) {
+        same = same && sameBits(m_min[axis][slot], min[axis]) && sameBits(m_max[axis][slot], max[axis]);
+    }
+    if (same) return false;
+    for (int axis = 0; axis < 3; ++axis) {
+        m_min[axis][slot] = min[axis];
+        m_max[axis][slot] = max[axis];
+    }
+    markDirty(slot);
+    return true;
+}
+
 bool BoxStore::setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t mask) {
     assert(isLive(slot));
     if (m_group[slot] == group && m_mask[slot] == mask) return false;
@@ -179,11 +194,11 @@ bool BoxStore::overlapExact(std::uint32_t a, std::uint32_t b) const {
 
 bool BoxStore::overlapExact(std::uint32_t slot, const double min[3], const double max[3]) const {
     for (int axis = 0; axis < 3; ++axis) {
-        const bool overlap = m_keepExact
-                                 ? m_exactMin[axis][slot] <= m_exactMax[axis][slot] &&
-                                       intervalsOverlap(m_exactMin[axis][slot], m_exactMax[axis][slot], min[axis], max[axis])
-                                 : intervalsOverlap(static_cast<double>(m_min[axis][slot]),
-                                                    static_cast<double>(m_max[axis][slot]), min[axis], max[axis]);
+        const bool overlap =
+            m_keepExact ? m_exactMin[axis][slot] <= m_exactMax[axis][slot] &&
+                              intervalsOverlap(m_exactMin[axis][slot], m_exactMax[axis][slot], min[axis], max[axis])
+                        : intervalsOverlap(static_cast<double>(m_min[axis][slot]),
+                                           static_cast<double>(m_max[axis][slot]), min[axis], max[axis]);
         if (!overlap) return false;
     }
     return true;

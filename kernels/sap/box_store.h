@@ -34,6 +34,10 @@ public:
     /// Replaces a live slot's box; returns false and changes nothing when the box is the same.
     bool update(std::uint32_t slot, const double min[3], const double max[3]);
 
+    /// Replaces a live slot's box by float bounds, kept as they are (for stores that keep no exact
+    /// boxes); returns false and changes nothing when the box is the same.
+    bool updateFloat(std::uint32_t slot, const float min[3], const float max[3]);
+
     /// Replaces a live slot's collision filter; returns whether it changed.
     bool setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t mask);
 

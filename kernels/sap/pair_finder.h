@@ -40,6 +40,12 @@ struct PairFinderStats {
     /// (objects, cells and entries then describe that sweep); 0 after a full sweep.
     std::uint32_t movingObjects = 0;
 
+    bool margins = false;               ///< Margin boxes were swept (MarginPairFinder); the fields below apply.
+    std::uint32_t marginEscapes = 0;    ///< Boxes that got a new margin box (left theirs, or changed state or filter).
+    std::uint64_t marginCandidates = 0; ///< Pairs of overlapping margin boxes, the candidates re-tested from.
+    std::uint64_t retests = 0;          ///< Candidates re-tested on the real boxes.
+    double marginMs = 0;                ///< Margin boxes and re-tests (the inner sweep's phases excluded).
+
     /// Most partitions whose loads are reported one by one.
     static constexpr int cReportedPartitions = 16;
     int partitions = 1;           ///< Slabs the scene was split into (PartitionedPairFinder).
@@ -114,6 +120,10 @@ public:
     /// Sends the store's changed boxes to the copy the slab finders share; called once per update,
     /// before their update(), on a finder that sharesStore().
     virtual void uploadSharedStore(const BoxStore& /*boxes*/) {}
+
+    /// The pair set after the last update and edits, sorted, when it is kept on the host; null
+    /// otherwise (the CUDA finder keeps it on the device).
+    virtual const std::vector<std::uint64_t>* hostPairs() const { return nullptr; }
 
     /// Forgets the pair set (the next update reports every pair as found).
     virtual void reset() = 0;

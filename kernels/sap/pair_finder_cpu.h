@@ -28,6 +28,7 @@ public:
     void setOwnership(const PairOwnership& window) override;
     void reset() override;
     std::uint64_t pairCount() const override { return m_pairs.size(); }
+    const std::vector<std::uint64_t>* hostPairs() const override { return &m_pairs; }
     const PairFinderStats& stats() const override { return m_stats; }
     std::string description() const override;
 

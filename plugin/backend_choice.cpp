@@ -3,6 +3,7 @@
 
 #include "kernels/common/cuda_device.h"
 #include "kernels/partition/partitioned_pair_finder.h"
+#include "kernels/sap/margin_pair_finder.h"
 
 #include <omp.h>
 
@@ -103,6 +104,7 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     choice.cpuThreads = config.threads > 0 ? config.threads : omp_get_max_threads();
     choice.cpuSlabObjects = config.cpuSlabObjects;
     choice.gpuSlabObjects = config.gpuSlabObjects;
+    choice.marginBoxes = config.marginBoxes;
     const Backend requested = requestedBackend(config);
     const std::string cpu =
         "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");
@@ -133,8 +135,9 @@ std::unique_ptr<PairFinder> createFinder(const BackendChoice& choice, const Slab
         if (plan.slabs == 1) return createCudaPairFinder(choice.devices.front());
         return createPartitionedCudaPairFinder(plan.slabs, choice.devices);
     }
-    if (plan.slabs == 1) return createCpuPairFinder(choice.cpuThreads);
-    return createPartitionedCpuPairFinder(plan.slabs, choice.cpuThreads);
+    std::unique_ptr<PairFinder> sweep = plan.slabs == 1 ? createCpuPairFinder(choice.cpuThreads)
+                                                        : createPartitionedCpuPairFinder(plan.slabs, choice.cpuThreads);
+    return createMarginPairFinder(std::move(sweep), choice.cpuThreads, choice.marginBoxes);
 }
 
 } // namespace bulletgpu

@@ -22,7 +22,8 @@ struct BackendChoice {
     std::uint32_t cpuSlabObjects = 0; ///< Objects from which the CPU splits into slabs (0: never).
     std::uint32_t gpuSlabObjects = 0; ///< Objects from which several GPUs split the scene (0: never).
     std::vector<int> devices;         ///< Usable CUDA devices, in slab order.
-    std::string reason;               ///< The one log line: the backend, and why.
+    MarginBoxes marginBoxes = MarginBoxes::Auto; ///< Whether the CPU backend sweeps margin boxes.
+    std::string reason;                          ///< The one log line: the backend, and why.
 
     /// The plan for this many objects, given the plan in use.
     SlabPlan plan(std::uint32_t objects, const SlabPlan& current) const;

@@ -231,6 +231,11 @@ void Broadphase::printStats() {
                     "(in sweep)\n",
                     s.movingObjects);
     }
+    if (s.margins) {
+        std::printf("  margin boxes: %u boxes got new ones, %llu candidates, %llu re-tested, %.3f ms besides the sweep\n",
+                    s.marginEscapes, static_cast<unsigned long long>(s.marginCandidates),
+                    static_cast<unsigned long long>(s.retests), s.marginMs);
+    }
     if (s.partitions > 1) {
         std::printf("  %d slabs on axis %d: straddlers %u (%.1f%% of %u objects), imbalance %.3f, migrated %u%s; loads",
                     s.partitions, s.splitAxis, s.straddlers, s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0,

@@ -18,12 +18,14 @@ using namespace bulletgpu;
 using namespace bulletgpu::test;
 
 TEST_CASE("Broadphase: equals brute force and btSimpleBroadphase under churn", "[broadphase]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
     const SceneKind kind =
         GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 2, 100, 2000);
     CAPTURE(sceneName(kind), n);
     SceneGenerator generator(static_cast<std::uint32_t>(97 * n + static_cast<int>(kind)));
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), 4000);
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), 4000);
     BroadphaseHarness simple(std::make_unique<btSimpleBroadphase>(4000), 4000);
     std::vector<TestBox> boxes = generator.scene(kind, n);
     for (std::size_t i = 0; i < n; ++i) {
@@ -57,9 +59,11 @@ TEST_CASE("Broadphase: equals brute force and btSimpleBroadphase under churn", "
 }
 
 TEST_CASE("Broadphase: group/mask filtering, and a filter callback alone decides", "[broadphase]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
     SceneGenerator generator(21);
     const auto boxes = generator.scene(SceneKind::Uniform, 1500);
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), boxes.size());
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), boxes.size());
     for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i], 1 << (i % 3), (i % 2) ? -1 : 3);
     ours.step();
     REQUIRE(ours.cachePairs() == ours.bruteForce());
@@ -70,7 +74,7 @@ TEST_CASE("Broadphase: group/mask filtering, and a filter callback alone decides
             return objectIndex(a) % 2 == 0 && objectIndex(b) % 2 == 0;
         }
     } evenPairs;
-    BroadphaseHarness filtered(std::make_unique<Broadphase>(cpuConfig()), boxes.size());
+    BroadphaseHarness filtered(std::make_unique<Broadphase>(cpuConfig(margins)), boxes.size());
     filtered.broadphase().getOverlappingPairCache()->setOverlapFilterCallback(&evenPairs);
     for (std::size_t i = 0; i < boxes.size(); ++i) filtered.create(i, boxes[i], 1 << (i % 3), (i % 2) ? -1 : 3);
     auto isEven = [](const ObjectPair& p) { return p.first % 2 == 0 && p.second % 2 == 0; };
@@ -83,10 +87,12 @@ TEST_CASE("Broadphase: group/mask filtering, and a filter callback alone decides
 }
 
 TEST_CASE("Broadphase: named edge cases", "[broadphase]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
     const double inf = std::numeric_limits<double>::infinity();
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const double big = sizeof(btScalar) == sizeof(double) ? 1e30 : 1e18;
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), 64);
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), 64);
     std::vector<TestBox> boxes = {
         {{0, 0, 0}, {1, 1, 1}},
         {{1, 0, 0}, {2, 1, 1}}, // touching faces
@@ -120,7 +126,9 @@ TEST_CASE("Broadphase: named edge cases", "[broadphase]") {
 }
 
 TEST_CASE("Broadphase: persisting pairs keep their btBroadphasePair contents", "[broadphase]") {
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), 8);
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), 8);
     ours.create(0, {{0, 0, 0}, {1, 1, 1}});
     ours.create(1, {{0.5, 0.5, 0.5}, {2, 2, 2}});
     ours.step();
@@ -137,9 +145,11 @@ TEST_CASE("Broadphase: persisting pairs keep their btBroadphasePair contents", "
 }
 
 TEST_CASE("Broadphase: ghost pair callbacks fire once per real change", "[broadphase]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
     SceneGenerator generator(33);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 800);
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), boxes.size());
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), boxes.size());
     CountingPairCallback events;
     ours.broadphase().getOverlappingPairCache()->setInternalGhostPairCallback(&events);
     for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i]);
@@ -166,7 +176,9 @@ TEST_CASE("Broadphase: ghost pair callbacks fire once per real change", "[broadp
 }
 
 TEST_CASE("Broadphase: a ghost's setAabb updates its pairs at once", "[broadphase]") {
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), 16);
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), 16);
     for (int i = 0; i < 10; ++i) ours.create(i, {{3.0 * i, 0, 0}, {3.0 * i + 1, 1, 1}});
     ours.makeGhost(10);
     ours.create(10, {{0.5, 0.5, 0.5}, {1.5, 1.5, 1.5}});
@@ -188,9 +200,11 @@ TEST_CASE("Broadphase: a ghost's setAabb updates its pairs at once", "[broadphas
 }
 
 TEST_CASE("Broadphase: destroyProxy removes exactly that proxy's pairs", "[broadphase]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
     SceneGenerator generator(44);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Clustered, 1000);
-    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig()), boxes.size() + 10);
+    BroadphaseHarness ours(std::make_unique<Broadphase>(cpuConfig(margins)), boxes.size() + 10);
     CountingPairCallback events;
     ours.broadphase().getOverlappingPairCache()->setInternalGhostPairCallback(&events);
     for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i]);
@@ -292,12 +306,14 @@ TEST_CASE("Broadphase: backend selection", "[broadphase]") {
 }
 
 TEST_CASE("Broadphase: K slabs equal brute force and btSimpleBroadphase under churn", "[broadphase][partition]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
     const int slabs = GENERATE(1, 2, 3, 4, 7);
     const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis);
     CAPTURE(slabs, sceneName(kind));
     const std::size_t n = 1500;
     SceneGenerator generator(static_cast<std::uint32_t>(31 * slabs + static_cast<int>(kind)));
-    BroadphaseConfig config = cpuConfig();
+    BroadphaseConfig config = cpuConfig(margins);
     config.partitions = slabs;
     config.threads = 2;
     auto broadphase = std::make_unique<Broadphase>(config);

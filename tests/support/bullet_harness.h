@@ -31,9 +31,10 @@ inline std::size_t objectIndex(const btBroadphaseProxy* proxy) {
 }
 
 /// A CPU broadphase config that does not log.
-inline BroadphaseConfig cpuConfig() {
+inline BroadphaseConfig cpuConfig(MarginBoxes margins = MarginBoxes::Auto) {
     BroadphaseConfig config;
     config.backend = Backend::Cpu;
+    config.marginBoxes = margins;
     config.logBackendChoice = false;
     return config;
 }
@@ -127,7 +128,8 @@ public:
 
     /// Whether the cache holds each pair once.
     bool cacheHasNoDuplicates() const {
-        return cachePairs().size() == static_cast<std::size_t>(m_broadphase->getOverlappingPairCache()->getNumOverlappingPairs());
+        return cachePairs().size() ==
+               static_cast<std::size_t>(m_broadphase->getOverlappingPairCache()->getNumOverlappingPairs());
     }
 
     /// The cache's pair for objects i and j, or null.

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bulletgpu/Backend.h>
+#include <bulletgpu/MarginBoxes.h>
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseInterface.h>
 
@@ -38,6 +39,10 @@ struct BroadphaseConfig {
     /// a slab. 0 never splits, the faster choice at every size measured: on one H100, K = 2
     /// slabs on streams cost 2.7x one finder at 10^6 cubes (docs/benchmarks/partition-h100.md).
     std::uint32_t gpuSlabObjects = 0;
+    /// Whether the CPU backend sweeps boxes grown by a margin, so that boxes moving a little per
+    /// frame cost one re-test per candidate pair instead of a sweep (see the README). Auto times
+    /// both ways at 8,192 proxies or more and keeps the faster; smaller scenes never use margins.
+    MarginBoxes marginBoxes = MarginBoxes::Auto;
     /// Proxies to reserve room for up front (grows on demand).
     std::uint32_t initialCapacity = 1024;
     /// Pair cache to fill; null makes the broadphase own a btHashedOverlappingPairCache.

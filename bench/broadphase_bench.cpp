@@ -47,13 +47,17 @@ using bulletgpu::bench::median;
 struct Options {
     std::vector<std::size_t> sizes{1000, 10000, 100000, 1000000};
     int frames = 20;
-    int warmup = 3;
+    int warmup = 40;                    ///< Past the CPU backend's first margin-box trials (MarginBoxes::Auto).
     std::size_t skipSlowAbove = 100000; ///< dbvt and the axis sweep run only up to this N (0: always).
     std::size_t sweepMax = 20000;       ///< The axis sweep runs only up to this N (0: always).
     int demoSteps = 300;
     int threads = 0;
     std::uint32_t seed = 20240611;
     double movingShare = 1.0; ///< Share of the cubes that move; the others rest but still get setAabb.
+    double speed = 0.05;      ///< Distance a moving cube covers per frame.
+    /// Margin-box settings the BulletGpu CPU backend runs with, one row each.
+    std::vector<bulletgpu::MarginBoxes> marginSettings{bulletgpu::MarginBoxes::Auto};
+    bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto; ///< The setting of the row being run.
     std::string jsonPath;
 };
 
@@ -80,10 +84,12 @@ bool isBulletGpu(Contender contender) {
 }
 
 /// A bulletgpu::Broadphase on the given backend, without the backend log line.
-std::unique_ptr<bulletgpu::Broadphase> makeBulletGpu(bulletgpu::Backend backend, int threads) {
+std::unique_ptr<bulletgpu::Broadphase> makeBulletGpu(bulletgpu::Backend backend, int threads,
+                                                     bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto) {
     bulletgpu::BroadphaseConfig config;
     config.backend = backend;
     config.threads = threads;
+    config.marginBoxes = margins;
     config.logBackendChoice = false;
     return std::make_unique<bulletgpu::Broadphase>(config);
 }
@@ -109,18 +115,18 @@ std::unique_ptr<btBroadphaseInterface> makeBroadphase(Contender contender, const
         case Contender::AxisSweep:
             return std::make_unique<bt32BitAxisSweep3>(worldMin, worldMax, maxHandles, nullptr, !raycastAccelerator);
         case Contender::BulletGpuCpu:
-            return makeBulletGpu(bulletgpu::Backend::Cpu, options.threads);
+            return makeBulletGpu(bulletgpu::Backend::Cpu, options.threads, options.margins);
         default:
             return makeBulletGpu(bulletgpu::Backend::Cuda, options.threads);
     }
 }
 
 /// N unit cubes (half-extent 0.5) at 0.25 per unit^3 in a cube of side cbrt(N / 0.25), the
-/// first movingShare of them (randomly placed, so a random subset) each moving 0.05 per frame
+/// first movingShare of them (randomly placed, so a random subset) each moving `speed` per frame
 /// in its own random direction and bouncing off the walls; the others rest.
 class MovingCubes {
 public:
-    MovingCubes(std::size_t count, std::uint32_t seed, double movingShare)
+    MovingCubes(std::size_t count, std::uint32_t seed, double movingShare, double speed)
         : m_side(std::cbrt(static_cast<double>(count) / 0.25)), m_position(3 * count), m_velocity(3 * count),
           m_min(count), m_max(count),
           m_movingCount(
@@ -134,7 +140,7 @@ public:
             const double direction[3] = {r * std::cos(phi), r * std::sin(phi), z};
             for (int axis = 0; axis < 3; ++axis) {
                 m_position[3 * i + axis] = cHalfExtent + (m_side - 2 * cHalfExtent) * unit(random);
-                m_velocity[3 * i + axis] = cSpeed * direction[axis];
+                m_velocity[3 * i + axis] = speed * direction[axis];
             }
         }
         refreshBoxes();
@@ -196,7 +202,6 @@ public:
 
 private:
     static constexpr double cHalfExtent = 0.5;
-    static constexpr double cSpeed = 0.05;
     static constexpr double cPi = 3.14159265358979323846;
 
     void refreshBoxes() {
@@ -247,7 +252,7 @@ void tearDown(Contender contender, btBroadphaseInterface& broadphase, std::vecto
 MovingResult runMovingCubes(Contender contender, std::size_t count, const Options& options, btCollisionObject* objects,
                             btDispatcher& dispatcher) {
     MovingResult result;
-    MovingCubes cubes(count, options.seed, options.movingShare);
+    MovingCubes cubes(count, options.seed, options.movingShare, options.speed);
     const btScalar side = btScalar(cubes.side());
     std::unique_ptr<btBroadphaseInterface> broadphase =
         makeBroadphase(contender, options, btVector3(-1, -1, -1), btVector3(side + 1, side + 1, side + 1),
@@ -360,11 +365,31 @@ std::vector<std::size_t> parseSizes(const std::string& text) {
     return sizes;
 }
 
+/// Parses a comma-separated list of margin-box settings (auto, on, off).
+std::vector<bulletgpu::MarginBoxes> parseMarginSettings(const std::string& text) {
+    std::vector<bulletgpu::MarginBoxes> settings;
+    std::stringstream stream(text);
+    for (std::string item; std::getline(stream, item, ',');) {
+        if (item == "auto")
+            settings.push_back(bulletgpu::MarginBoxes::Auto);
+        else if (item == "on")
+            settings.push_back(bulletgpu::MarginBoxes::On);
+        else if (item == "off")
+            settings.push_back(bulletgpu::MarginBoxes::Off);
+        else
+            throw std::invalid_argument("--margins takes auto, on or off, not " + item);
+    }
+    if (settings.empty()) throw std::invalid_argument("--margins needs at least one setting");
+    return settings;
+}
+
 const char* cUsage = "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
                      "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S]\n"
-                     "                                  [--moving-share F] [--json FILE]\n"
+                     "                                  [--moving-share F] [--speed S] [--margins M,M,...]\n"
+                     "                                  [--json FILE]\n"
                      "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
-                     "  --frames      timed frames per size (default 20), after --warmup frames (default 3)\n"
+                     "  --frames      timed frames per size (default 20), after --warmup frames (default 40, past the\n"
+                     "                first margin-box trials of the CPU backend's Auto setting)\n"
                      "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
                      "                (default 100000: dbvt needs ~13 s/frame at 1M)\n"
                      "  --sweep-max   run bt32BitAxisSweep3 only up to this N; 0 = always (default 20000: creating\n"
@@ -373,6 +398,9 @@ const char* cUsage = "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--fra
                      "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
                      "  --moving-share  share of the cubes that move (default 1); the others rest, and get setAabb\n"
                      "                with an unchanged box every frame, as Bullet's default updateAabbs does\n"
+                     "  --speed       distance a moving cube covers per frame (default 0.05)\n"
+                     "  --margins     margin-box settings of the BulletGpu CPU rows: auto, on, off, or a list\n"
+                     "                (default auto; a list runs one row each)\n"
                      "  --json        also write the results as JSON to FILE\n";
 
 /// Parses the command line; throws std::invalid_argument on a bad flag.
@@ -389,6 +417,8 @@ Options parseOptions(int argc, char** argv) {
         {"--threads", [&](const std::string& v) { options.threads = std::stoi(v); }},
         {"--seed", [&](const std::string& v) { options.seed = static_cast<std::uint32_t>(std::stoul(v)); }},
         {"--moving-share", [&](const std::string& v) { options.movingShare = std::clamp(std::stod(v), 0.0, 1.0); }},
+        {"--speed", [&](const std::string& v) { options.speed = std::max(0.0, std::stod(v)); }},
+        {"--margins", [&](const std::string& v) { options.marginSettings = parseMarginSettings(v); }},
         {"--json", [&](const std::string& v) { options.jsonPath = v; }}};
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
@@ -420,51 +450,71 @@ bool benchmarkMovingCubes(const Options& options, const std::string& cudaReason,
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     bool allExact = true;
-    std::printf("(a) N unit cubes, density 0.25/unit^3, %g%% of them moving 0.05/frame; medians over %d frames after\n"
-                "    %d warm-up;\n"
-                "    speedup = dbvt ms / this ms; exact = cached pairs whose boxes overlap; bt32BitAxisSweep3\n"
-                "    without its raycast accelerator\n",
-                100 * options.movingShare, options.frames, options.warmup);
-    std::printf("%9s  %-18s %10s %10s %9s %9s %8s %9s %9s  %s\n", "N", "broadphase", "build ms", "ms/frame", "setAabb",
-                "calc", "speedup", "pairs", "exact", "check");
+    std::printf("(a) N unit cubes, density 0.25/unit^3, %g%% of them moving %g/frame; medians (and the mean frame)\n"
+                "    over %d frames after %d warm-up;\n"
+                "    speedup = dbvt ms / this ms, of the medians; exact = cached pairs whose boxes overlap;\n"
+                "    bt32BitAxisSweep3 without its raycast accelerator; margins = BulletGpu CPU's margin boxes\n",
+                100 * options.movingShare, options.speed, options.frames, options.warmup);
+    std::printf("%9s  %-22s %10s %10s %9s %9s %9s %8s %9s %9s  %s\n", "N", "broadphase", "build ms", "ms/frame", "mean",
+                "setAabb", "calc", "speedup", "pairs", "exact", "check");
     for (std::size_t count : options.sizes) {
         const std::unique_ptr<btCollisionObject[]> objects(new btCollisionObject[count]);
-        MovingCubes finalState(count, options.seed, options.movingShare);
+        MovingCubes finalState(count, options.seed, options.movingShare, options.speed);
         for (int frame = 0; frame < options.warmup + options.frames; ++frame) finalState.advance();
         const std::size_t expected = finalState.countOverlaps();
-        double dbvtMs = 0;
+        double dbvtMs = 0, dbvtMeanMs = 0;
         for (Contender contender : cContenders) {
-            json entry = {{"n", count}, {"broadphase", nameOf(contender)}};
-            const std::string reason = skipReason(contender, count, options, cudaReason);
-            if (!reason.empty()) {
-                std::printf("%9zu  %-18s %s\n", count, nameOf(contender), reason.c_str());
-                entry["note"] = reason;
+            const std::vector<bulletgpu::MarginBoxes> settings =
+                contender == Contender::BulletGpuCpu
+                    ? options.marginSettings
+                    : std::vector<bulletgpu::MarginBoxes>{bulletgpu::MarginBoxes::Auto};
+            for (bulletgpu::MarginBoxes margins : settings) {
+                Options run = options;
+                run.margins = margins;
+                std::string name = nameOf(contender);
+                if (contender == Contender::BulletGpuCpu && settings.size() > 1) {
+                    name += std::string(" margins ") + bulletgpu::toString(margins);
+                }
+                json entry = {{"n", count}, {"broadphase", name}};
+                if (contender == Contender::BulletGpuCpu) entry["margins"] = bulletgpu::toString(margins);
+                const std::string reason = skipReason(contender, count, options, cudaReason);
+                if (!reason.empty()) {
+                    std::printf("%9zu  %-22s %s\n", count, name.c_str(), reason.c_str());
+                    entry["note"] = reason;
+                    report["moving"].push_back(entry);
+                    continue;
+                }
+                const MovingResult result = runMovingCubes(contender, count, run, objects.get(), dispatcher);
+                const double frameMs = median(result.frameMs);
+                if (contender == Contender::Dbvt) {
+                    dbvtMs = frameMs;
+                    dbvtMeanMs = mean(result.frameMs);
+                }
+                const bool exact =
+                    result.exactPairs == expected && (!isBulletGpu(contender) || result.pairs == expected);
+                allExact = allExact && exact;
+                const std::string check = !exact ? "FAILED (expected " + std::to_string(expected) + ")"
+                                          : result.pairs == expected
+                                              ? "exact"
+                                              : "superset +" + std::to_string(result.pairs - expected);
+                std::printf("%9zu  %-22s %10.2f %10.3f %9.3f %9.3f %9.3f %8s %9zu %9zu  %s\n", count, name.c_str(),
+                            result.buildMs, frameMs, mean(result.frameMs), median(result.setAabbMs),
+                            median(result.calculateMs), speedupText(dbvtMs, frameMs).c_str(), result.pairs,
+                            result.exactPairs, check.c_str());
+                entry.update(
+                    {{"buildMs", result.buildMs},
+                     {"medianFrameMs", frameMs},
+                     {"meanFrameMs", mean(result.frameMs)},
+                     {"medianSetAabbMs", median(result.setAabbMs)},
+                     {"medianCalculateMs", median(result.calculateMs)},
+                     {"speedupVsDbvt", dbvtMs > 0 ? json(dbvtMs / frameMs) : json(nullptr)},
+                     {"meanSpeedupVsDbvt", dbvtMeanMs > 0 ? json(dbvtMeanMs / mean(result.frameMs)) : json(nullptr)},
+                     {"pairs", result.pairs},
+                     {"exactPairs", result.exactPairs},
+                     {"expectedPairs", expected},
+                     {"check", check}});
                 report["moving"].push_back(entry);
-                continue;
             }
-            const MovingResult result = runMovingCubes(contender, count, options, objects.get(), dispatcher);
-            const double frameMs = median(result.frameMs);
-            if (contender == Contender::Dbvt) dbvtMs = frameMs;
-            const bool exact = result.exactPairs == expected && (!isBulletGpu(contender) || result.pairs == expected);
-            allExact = allExact && exact;
-            const std::string check = !exact ? "FAILED (expected " + std::to_string(expected) + ")"
-                                      : result.pairs == expected
-                                          ? "exact"
-                                          : "superset +" + std::to_string(result.pairs - expected);
-            std::printf("%9zu  %-18s %10.2f %10.3f %9.3f %9.3f %8s %9zu %9zu  %s\n", count, nameOf(contender),
-                        result.buildMs, frameMs, median(result.setAabbMs), median(result.calculateMs),
-                        speedupText(dbvtMs, frameMs).c_str(), result.pairs, result.exactPairs, check.c_str());
-            entry.update({{"buildMs", result.buildMs},
-                          {"medianFrameMs", frameMs},
-                          {"meanFrameMs", mean(result.frameMs)},
-                          {"medianSetAabbMs", median(result.setAabbMs)},
-                          {"medianCalculateMs", median(result.calculateMs)},
-                          {"speedupVsDbvt", dbvtMs > 0 ? json(dbvtMs / frameMs) : json(nullptr)},
-                          {"pairs", result.pairs},
-                          {"exactPairs", result.exactPairs},
-                          {"expectedPairs", expected},
-                          {"check", check}});
-            report["moving"].push_back(entry);
         }
     }
     return allExact;
@@ -522,6 +572,7 @@ int main(int argc, char** argv) {
                           {"threads", options.threads},
                           {"seed", options.seed},
                           {"movingShare", options.movingShare},
+                          {"speed", options.speed},
                           {"axisSweepRaycastAccelerator", {{"movingCubes", false}, {"benchmarkDemo1", true}}}};
     report["moving"] = json::array();
     report["benchmarkDemo1"] = json::array();

@@ -190,6 +190,11 @@ void MarginPairFinder::updateWithMargins(BoxStore& boxes, bool filterGroups, Pai
     for (const auto& escaped : m_threadEscaped) escapes += static_cast<std::uint32_t>(escaped.size());
     const PairFinderStats& inner = m_inner->stats();
     m_stats = inner;
+    if (inner.skipped) {
+        // No box left its margin box: the inner finder's phases did not run in this update.
+        m_stats.classifyMs = m_stats.sortMs = m_stats.sweepMs = m_stats.diffMs = 0;
+        m_stats.movingObjects = 0;
+    }
     m_stats.skipped = false;
     m_stats.pairs = m_pairCount;
     m_stats.margins = true;

@@ -83,27 +83,20 @@ void BoxStore::insert(std::uint32_t slot, const double min[3], const double max[
 
 bool BoxStore::update(std::uint32_t slot, const double min[3], const double max[3]) {
     assert(isLive(slot));
-    if (m_keepExact) {
-        bool same = true;
-        for (int axis = 0; axis < 3; ++axis) {
-            same = same && sameBits(m_exactMin[axis][slot], min[axis]) && sameBits(m_exactMax[axis][slot], max[axis]);
-        }
-        if (same) return false;
-        store(slot, min, max);
-    } else {
+    if (!m_keepExact) {
         float lo[3], hi[3];
-        bool same = true;
         for (int axis = 0; axis < 3; ++axis) {
             lo[axis] = floatBelow(min[axis]);
             hi[axis] = floatAbove(max[axis]);
-            same = same && sameBits(m_min[axis][slot], lo[axis]) && sameBits(m_max[axis][slot], hi[axis]);
         }
-        if (same) return false;
-        for (int axis = 0; axis < 3; ++axis) {
-            m_min[axis][slot] = lo[axis];
-            m_max[axis][slot] = hi[axis];
-        }
+        return updateFloat(slot, lo, hi);
     }
+    bool same = true;
+    for (int axis = 0; axis < 3; ++axis) {
+        same = same && sameBits(m_exactMin[axis][slot], min[axis]) && sameBits(m_exactMax[axis][slot], max[axis]);
+    }
+    if (same) return false;
+    store(slot, min, max);
     markDirty(slot);
     return true;
 }

@@ -348,6 +348,7 @@ void MarginPairFinder::planChunks(int threads) {
         chunk.keysEnd = last ? m_keys.size() : m_chunks[static_cast<std::size_t>(t) + 1].keys;
         chunk.foundEnd = last ? found.size() : m_chunks[static_cast<std::size_t>(t) + 1].found;
         chunk.lostEnd = last ? lost.size() : m_chunks[static_cast<std::size_t>(t) + 1].lost;
+        chunk.outEnd = chunk.keysEnd - chunk.lostEnd + chunk.foundEnd;
     }
 }
 
@@ -377,6 +378,7 @@ std::uint64_t MarginPairFinder::retestChunk(const Chunk& chunk, const BoxStore& 
             const bool now = overlapsNow(boxes, pairLow(key), pairHigh(key));
             ++tests;
             if (now) found.push_back(key);
+            assert(out < chunk.outEnd && "the inner finder's deltas must match the candidates");
             outKeys[out] = key;
             outOverlaps[out++] = now ? 1 : 0;
             continue;
@@ -400,9 +402,11 @@ std::uint64_t MarginPairFinder::retestChunk(const Chunk& chunk, const BoxStore& 
             ++tests;
             if (now != was) (now ? found : lost).push_back(key);
         }
+        assert(out < chunk.outEnd && "the inner finder's deltas must match the candidates");
         outKeys[out] = key;
         outOverlaps[out++] = now ? 1 : 0;
     }
+    assert(out == chunk.outEnd);
     return tests;
 }
 

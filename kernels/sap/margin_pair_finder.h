@@ -83,7 +83,7 @@ private:
     /// A stretch of the candidates, of the inner finder's found and lost lists, and where its
     /// merged candidates go, that one thread re-tests.
     struct Chunk {
-        std::size_t keys, keysEnd, found, foundEnd, lost, lostEnd, out;
+        std::size_t keys, keysEnd, found, foundEnd, lost, lostEnd, out, outEnd;
     };
 
     /// An update that sweeps margin boxes.

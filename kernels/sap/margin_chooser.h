@@ -3,6 +3,8 @@
 
 #include <bulletgpu/MarginBoxes.h>
 
+#include <cstdint>
+
 namespace bulletgpu {
 
 /// Chooses, for MarginBoxes::Auto, whether a MarginPairFinder sweeps margin boxes, from the
@@ -13,6 +15,9 @@ namespace bulletgpu {
 /// of the measure (switching to margins sweeps every box once or twice).
 class MarginChooser {
 public:
+    /// Fewest live boxes for which a finder consults the chooser: smaller scenes stay as they
+    /// start, their updates taking too little time to compare.
+    static constexpr std::uint32_t cSmallestScene = 8192;
     /// Updates left out of the measure after a switch.
     static constexpr int cSettleUpdates = 3;
     /// Updates measured in a trial.

@@ -43,6 +43,18 @@ MarginPairFinder::FloatBox grownBox(const MarginPairFinder::FloatBox& real, floa
     return grown;
 }
 
+/// Calls body(k, thread) for every k in [0, count), each thread of the team taking one contiguous
+/// share in order, so that per-thread lists joined in thread order follow k.
+template <typename Body>
+void forEachInShares(std::size_t count, int threads, Body&& body) {
+#pragma omp parallel num_threads(threads)
+    {
+        const auto t = static_cast<std::size_t>(omp_get_thread_num());
+        const auto team = static_cast<std::size_t>(omp_get_num_threads());
+        for (std::size_t k = count * t / team; k < count * (t + 1) / team; ++k) body(k, t);
+    }
+}
+
 } // namespace
 
 MarginPairFinder::MarginPairFinder(std::unique_ptr<PairFinder> inner, int threads, MarginBoxes policy)
@@ -126,8 +138,7 @@ void MarginPairFinder::update(BoxStore& boxes, bool filterGroups, PairDeltas& de
     }
     m_gate.record(boxes, filterGroups);
     boxes.clearDirty();
-    // Small scenes are left as they are: their updates take too little time to compare.
-    if (boxes.liveCount() >= cParallelThreshold && m_chooser.record(millisecondsSince(start))) {
+    if (boxes.liveCount() >= MarginChooser::cSmallestScene && m_chooser.record(millisecondsSince(start))) {
         if (m_chooser.useMargins()) {
             enterMargins();
         } else {
@@ -175,9 +186,11 @@ void MarginPairFinder::leaveMargins() {
 }
 
 void MarginPairFinder::updateWithMargins(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) {
-    const auto start = Clock::now();
+    auto start = Clock::now();
     refreshMarginBoxes(boxes);
+    double marginMs = millisecondsSince(start);
     m_inner->update(m_margins, filterGroups, m_innerDeltas);
+    start = Clock::now();
     const std::uint64_t retests = retestCandidates(boxes, deltas);
     if (m_refreshAll) {
         std::fill(m_changed.begin(), m_changed.end(), 0);
@@ -185,6 +198,7 @@ void MarginPairFinder::updateWithMargins(BoxStore& boxes, bool filterGroups, Pai
         for (std::uint32_t slot : boxes.dirtySlots()) m_changed[slot] = 0;
     }
     m_refreshAll = false;
+    marginMs += millisecondsSince(start);
 
     std::uint32_t escapes = 0;
     for (const auto& escaped : m_threadEscaped) escapes += static_cast<std::uint32_t>(escaped.size());
@@ -201,8 +215,7 @@ void MarginPairFinder::updateWithMargins(BoxStore& boxes, bool filterGroups, Pai
     m_stats.marginEscapes = escapes;
     m_stats.marginCandidates = m_keys.size();
     m_stats.retests = retests;
-    const double innerMs = inner.skipped ? 0.0 : inner.classifyMs + inner.sortMs + inner.sweepMs + inner.diffMs;
-    m_stats.marginMs = std::max(0.0, millisecondsSince(start) - innerMs);
+    m_stats.marginMs = marginMs;
 }
 
 void MarginPairFinder::refreshMarginBoxes(const BoxStore& boxes) {
@@ -219,83 +232,47 @@ void MarginPairFinder::refreshMarginBoxes(const BoxStore& boxes) {
     const float* maxData[3] = {boxes.maxData(0), boxes.maxData(1), boxes.maxData(2)};
     const float* marginMin[3] = {m_margins.minData(0), m_margins.minData(1), m_margins.minData(2)};
     const float* marginMax[3] = {m_margins.maxData(0), m_margins.maxData(1), m_margins.maxData(2)};
-    // Local copies of the arrays' addresses: the writes below could alias the stores' members.
-    const std::uint8_t* state = boxes.stateData();
-    const std::uint8_t* marginState = m_margins.stateData();
-    const std::uint32_t* group = boxes.groupData();
-    const std::uint32_t* mask = boxes.maskData();
-    const std::uint32_t* marginGroup = m_margins.groupData();
-    const std::uint32_t* marginMask = m_margins.maskData();
-    const std::uint32_t realSlots = boxes.size(), marginSlots = m_margins.size();
-    FloatBox* realBoxes = m_real.data();
-    float* lastMove = m_lastMove.data();
-    std::uint8_t* changed = m_changed.data();
-    const bool refreshAll = m_refreshAll;
     for (auto& escaped : m_threadEscaped) escaped.clear();
-
-#pragma omp parallel num_threads(threads)
-    {
-        const int t = omp_get_thread_num();
-        const int team = omp_get_num_threads();
-        std::vector<Escape>& escaped = m_threadEscaped[static_cast<std::size_t>(t)];
-        const std::size_t begin = count * static_cast<std::size_t>(t) / static_cast<std::size_t>(team);
-        const std::size_t end = count * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(team);
-        for (std::size_t k = begin; k < end; ++k) {
-            const std::uint32_t slot = refreshAll ? static_cast<std::uint32_t>(k) : dirty[k];
-            changed[slot] = 1;
-            FloatBox& real = realBoxes[slot];
-            const FloatBox previous = real;
-            const bool live = slot < realSlots && state[slot] == BoxStore::Live;
-            const bool marginLive = slot < marginSlots && marginState[slot] == BoxStore::Live;
-            bool usable = live;
-            for (int axis = 0; axis < 3; ++axis) {
-                usable = usable && minData[axis][slot] <= maxData[axis][slot];
-            }
-            float move = 0;
-            for (int axis = 0; axis < 3; ++axis) {
-                real.min[axis] = usable ? minData[axis][slot] : cNaN;
-                real.max[axis] = usable ? maxData[axis][slot] : cNaN;
-                move = std::max({move, std::fabs(real.min[axis] - previous.min[axis]),
-                                 std::fabs(real.max[axis] - previous.max[axis])});
-            }
-            lastMove[slot] = usable && !std::isnan(previous.min[0]) ? move : 0.0f;
-            if (live != marginLive) {
-                escaped.push_back(Escape{slot, real});
-                continue;
-            }
-            bool marginUsable = marginLive;
-            for (int axis = 0; axis < 3; ++axis) {
-                marginUsable = marginUsable && marginMin[axis][slot] <= marginMax[axis][slot];
-            }
-            if (!live || (!usable && !marginUsable)) continue; // no pairs either way
-            bool inside = group[slot] == marginGroup[slot] && mask[slot] == marginMask[slot];
-            for (int axis = 0; axis < 3 && inside; ++axis) {
-                inside = marginMin[axis][slot] <= real.min[axis] && real.max[axis] <= marginMax[axis][slot];
-            }
-            if (inside) continue;
-            escaped.push_back(Escape{slot, grownBox(real, lastMove[slot])});
+    forEachInShares(count, threads, [&](std::size_t k, std::size_t t) {
+        const std::uint32_t slot = m_refreshAll ? static_cast<std::uint32_t>(k) : dirty[k];
+        m_changed[slot] = 1;
+        FloatBox& real = m_real[slot];
+        const FloatBox previous = real;
+        const bool live = boxes.isLive(slot);
+        const bool usable = live && boxes.isUsable(slot);
+        float move = 0;
+        for (int axis = 0; axis < 3; ++axis) {
+            real.min[axis] = usable ? minData[axis][slot] : cNaN;
+            real.max[axis] = usable ? maxData[axis][slot] : cNaN;
+            move = std::max(
+                {move, std::fabs(real.min[axis] - previous.min[axis]), std::fabs(real.max[axis] - previous.max[axis])});
         }
-    }
+        m_lastMove[slot] = usable && !std::isnan(previous.min[0]) ? move : 0.0f;
+        std::vector<Escape>& escaped = m_threadEscaped[t];
+        if (live != m_margins.isLive(slot)) {
+            escaped.push_back(Escape{slot, real});
+            return;
+        }
+        if (!live || (!usable && !m_margins.isUsable(slot))) return; // no pairs either way
+        bool inside = boxes.groupData()[slot] == m_margins.groupData()[slot] &&
+                      boxes.maskData()[slot] == m_margins.maskData()[slot];
+        for (int axis = 0; axis < 3 && inside; ++axis) {
+            inside = marginMin[axis][slot] <= real.min[axis] && real.max[axis] <= marginMax[axis][slot];
+        }
+        if (!inside) escaped.push_back(Escape{slot, grownBox(real, m_lastMove[slot])});
+    });
     std::size_t escapes = 0;
     for (const auto& escaped : m_threadEscaped) escapes += escaped.size();
     if (!m_refreshAll && escapes > boxes.liveCount() / IncrementalSweep::cMovingShareDivisor) {
         // Too many for an incremental sweep: every box gets a new margin box now, so that the
         // next wave of escapes comes all at once, a few frames later.
         for (auto& escaped : m_threadEscaped) escaped.clear();
-#pragma omp parallel num_threads(threadsForRegion(m_threads))
-        {
-            const int t = omp_get_thread_num();
-            const int team = omp_get_num_threads();
-            std::vector<Escape>& escaped = m_threadEscaped[static_cast<std::size_t>(t)];
-            const std::size_t begin = slots * static_cast<std::size_t>(t) / static_cast<std::size_t>(team);
-            const std::size_t end = slots * static_cast<std::size_t>(t + 1) / static_cast<std::size_t>(team);
-            for (std::size_t k = begin; k < end; ++k) {
-                const auto slot = static_cast<std::uint32_t>(k);
-                if (boxes.isLive(slot) || m_margins.isLive(slot)) {
-                    escaped.push_back(Escape{slot, grownBox(m_real[slot], m_lastMove[slot])});
-                }
+        forEachInShares(slots, threadsForRegion(m_threads), [&](std::size_t k, std::size_t t) {
+            const auto slot = static_cast<std::uint32_t>(k);
+            if (boxes.isLive(slot) || m_margins.isLive(slot)) {
+                m_threadEscaped[t].push_back(Escape{slot, grownBox(m_real[slot], m_lastMove[slot])});
             }
-        }
+        });
     }
     // The margin store's dirty list records the escapes in the order of the changes.
     for (const auto& escaped : m_threadEscaped) {

@@ -44,7 +44,7 @@ struct PairFinderStats {
     std::uint32_t marginEscapes = 0;    ///< Boxes that got a new margin box (left theirs, or changed state or filter).
     std::uint64_t marginCandidates = 0; ///< Pairs of overlapping margin boxes, the candidates re-tested from.
     std::uint64_t retests = 0;          ///< Candidates re-tested on the real boxes.
-    double marginMs = 0;                ///< Margin boxes and re-tests (the inner sweep's phases excluded).
+    double marginMs = 0;                ///< Refreshing the margin boxes and re-testing (the inner sweep excluded).
 
     /// Most partitions whose loads are reported one by one.
     static constexpr int cReportedPartitions = 16;

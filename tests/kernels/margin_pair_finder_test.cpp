@@ -111,6 +111,19 @@ private:
     std::vector<Velocity> m_velocity;
 };
 
+/// Runs `frames` updates of the finder, the scene stepping with `events` extra changes before
+/// every update but the first, and checks each against brute force.
+void runChecked(MarginPairFinder& finder, DriftingScene& scene, int frames, int events) {
+    std::vector<std::uint64_t> previous;
+    for (int frame = 0; frame < frames; ++frame) {
+        CAPTURE(frame);
+        if (frame > 0) scene.step(events);
+        PairDeltas deltas;
+        finder.update(scene.store, true, deltas);
+        checkUpdate(finder, deltas, scene.store, previous);
+    }
+}
+
 } // namespace
 
 TEST_CASE("MarginPairFinder: margin boxes give brute force's pairs and deltas on every frame", "[sap]") {
@@ -143,14 +156,7 @@ TEST_CASE("MarginPairFinder: large scenes re-test and refresh on several threads
     CAPTURE(exact);
     DriftingScene scene(SceneKind::Uniform, 10000, exact, 0.03, 41);
     MarginPairFinder finder(std::make_unique<PairFinderCpu>(2), 2, MarginBoxes::On);
-    std::vector<std::uint64_t> previous;
-    for (int frame = 0; frame < 8; ++frame) {
-        CAPTURE(frame);
-        if (frame > 0) scene.step(3);
-        PairDeltas deltas;
-        finder.update(scene.store, true, deltas);
-        checkUpdate(finder, deltas, scene.store, previous);
-    }
+    runChecked(finder, scene, 8, 3);
     CHECK(finder.candidates().size() >= 8192);
 }
 
@@ -159,14 +165,7 @@ TEST_CASE("MarginPairFinder: margin boxes over slabs", "[sap][partition]") {
     CAPTURE(slabs);
     DriftingScene scene(SceneKind::Uniform, 3000, false, 0.02, 29);
     MarginPairFinder finder(createPartitionedCpuPairFinder(slabs, 2), 2, MarginBoxes::On);
-    std::vector<std::uint64_t> previous;
-    for (int frame = 0; frame < 20; ++frame) {
-        CAPTURE(frame);
-        if (frame > 0) scene.step(2);
-        PairDeltas deltas;
-        finder.update(scene.store, true, deltas);
-        checkUpdate(finder, deltas, scene.store, previous);
-    }
+    runChecked(finder, scene, 20, 2);
     CHECK(finder.stats().partitions == slabs);
 }
 

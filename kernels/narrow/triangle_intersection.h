@@ -174,13 +174,13 @@ BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const PlaneMinors* mi
     if (detail.sides[0].separated()) return false;
     detail.sides[1] = minors1 != nullptr ? planeSides(t1, *minors1, t2) : planeSides(t1, t2);
     if (detail.sides[1].separated()) return false;
-    // In general position two more signs reject most of what crosses both planes; a meeting
-    // pair goes on, so that `detail` is filled the same way for every meeting pair.
-    if (detail.sides[0].offPlane() && detail.sides[1].offPlane() &&
-        !straddlingTrianglesMeet(t1, detail.sides[0], t2, detail.sides[1]))
-        return false;
+    // In general position (every corner strictly off the other's plane, so neither triangle is
+    // degenerate) two more signs decide.
+    const bool straddling = detail.sides[0].offPlane() && detail.sides[1].offPlane();
+    if (straddling && !straddlingTrianglesMeet(t1, detail.sides[0], t2, detail.sides[1])) return false;
     detail.axis[0] = projectionAxis(t1);
     detail.axis[1] = projectionAxis(t2);
+    if (straddling) return true;
     if (detail.axis[0] >= 0 && detail.axis[1] >= 0) {
         return edgesMeetTriangle(t1, detail.sides[0], t2, detail.axis[1]) ||
                edgesMeetTriangle(t2, detail.sides[1], t1, detail.axis[0]);

@@ -44,6 +44,14 @@ std::uint32_t overlappingLanes(const LaneBoxes& lanes, const NarrowBox& box) {
 #endif
 }
 
+/// Appends (leaf, node) to `entries`, the two words stored one by one: a pair built on the
+/// stack and copied as one 64-bit word made each append wait on a failed store forward.
+void appendEntry(std::vector<FrontEntry>& entries, std::uint32_t leaf, std::uint32_t node) {
+    FrontEntry& entry = entries.emplace_back();
+    entry.leaf = leaf;
+    entry.node = node;
+}
+
 } // namespace
 
 void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool self, std::uint32_t first,
@@ -96,13 +104,13 @@ void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool sel
         if (out.keepFronts) {
             for (std::uint32_t bits = stops; bits != 0; bits &= bits - 1) {
                 const std::uint32_t i = lowestLane(bits);
-                scratch.fronts[i].push_back(FrontEntry{leaf[i], n});
+                appendEntry(scratch.fronts[i], leaf[i], n);
             }
         }
         if (leafNode) {
             for (std::uint32_t bits = overlap; bits != 0; bits &= bits - 1) {
                 const std::uint32_t i = lowestLane(bits);
-                scratch.candidates[i].push_back(FrontEntry{leaf[i], n});
+                appendEntry(scratch.candidates[i], leaf[i], n);
             }
             n = other.escape[n];
             descended = false;
@@ -111,7 +119,9 @@ void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool sel
         const std::uint32_t alive = overlap | ancestors;
         descended = alive != 0;
         if (descended) {
-            scratch.path.push_back(GroupWalkScratch::PathNode{n, alive});
+            GroupWalkScratch::PathNode& top = scratch.path.emplace_back();
+            top.node = n;
+            top.alive = alive;
             ++n;
         } else {
             n = other.escape[n];

@@ -4,6 +4,7 @@
 // prefetched ahead); or, for a walk with boxes only, chunks of query leaves taken by the threads
 // as they finish, each walked and its candidates tested at once. Then one counting sort.
 #include "kernels/narrow/bvtt_front.h"
+#include "kernels/narrow/plane_filter.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/common/thread_buffers.h"
@@ -45,11 +46,13 @@ struct VectorSink {
 /// many ahead what the test reads of its triangle: the candidates' other leaves are scattered.
 constexpr std::int64_t cPrefetchNodes = 16;
 constexpr std::int64_t cPrefetchTriangles = cPrefetchNodes / 2;
+/// Candidates filtered together before their exact tests (their triangles stay in L1).
+constexpr int cFilterBlock = 64;
 
 /// Prefetches a cache line into every level of the data caches.
 void prefetch(const void* address) { __builtin_prefetch(address, 0, 3); }
 
-/// Prefetches what the exact test of `pair` reads of the other tree's triangle.
+/// Prefetches what the filters and the exact test of `pair` read of the other tree's triangle.
 void prefetchTriangle(const FrontTree& b, const MeshView& viewB, bool self, const FrontEntry& pair) {
     const std::uint32_t t = leafTriangle(b.nodes[pair.node]);
     if (self) prefetch(viewB.indices + 3 * static_cast<std::size_t>(t));
@@ -65,24 +68,49 @@ void prefetchTriangle(const FrontTree& b, const MeshView& viewB, bool self, cons
     }
 }
 
-/// The exact tests of `count` candidate pairs, the other tree's triangles prefetched ahead;
-/// appends the contacts to `out` and returns the pairs tested (those not sharing a vertex).
+/// The triangles of a block of candidates that share no vertex.
+struct UnsharedBlock {
+    std::uint32_t triangleA[cFilterBlock]; ///< Query tree's triangle of each.
+    std::uint32_t triangleB[cFilterBlock]; ///< Other tree's triangle of each.
+    int count = 0;                         ///< Candidates kept.
+};
+
+/// The exact tests of `count` candidate pairs; appends the contacts to `out` and returns the
+/// pairs tested (those not sharing a vertex). Block by block, without branches on outcomes
+/// that are unpredictable candidate to candidate: first the pairs sharing a vertex are
+/// dropped, then those the planes' static filters separate (most of the rest); the exact test
+/// runs on what remains. The other tree's triangles are prefetched ahead.
 std::uint64_t testCandidateRange(const BvttQuery& query, const FrontEntry* pairs, std::int64_t count,
                                  std::vector<TriangleContact>& out) {
     const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
     const bool self = query.self;
     const TriangleSource sourceA = sourceOf(query.a), sourceB = sourceOf(query.b);
+    const bool filterPlanes = sourceA.corners != nullptr && sourceA.planes != nullptr && sourceB.corners != nullptr &&
+                              sourceB.planes != nullptr;
     std::uint64_t tested = 0;
-    for (std::int64_t i = 0; i < count; ++i) {
-        if (i + cPrefetchNodes < count) prefetch(b.nodes + pairs[i + cPrefetchNodes].node);
-        if (i + cPrefetchTriangles < count) prefetchTriangle(b, query.b, self, pairs[i + cPrefetchTriangles]);
-        const FrontEntry& pair = pairs[i];
-        if (self && shareVertex(query.a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node])))
-            continue;
-        ++tested;
-        TriangleContact contact;
-        if (testCandidateLeaves(a.nodes, sourceA, query.a.mesh, b.nodes, sourceB, query.b.mesh, self, pair, contact)) {
-            out.push_back(contact);
+    for (std::int64_t first = 0; first < count; first += cFilterBlock) {
+        const int size = static_cast<int>(std::min<std::int64_t>(cFilterBlock, count - first));
+        UnsharedBlock unshared;
+        for (int j = 0; j < size; ++j) {
+            const std::int64_t i = first + j;
+            if (i + cPrefetchNodes < count) prefetch(b.nodes + pairs[i + cPrefetchNodes].node);
+            if (i + cPrefetchTriangles < count) prefetchTriangle(b, query.b, self, pairs[i + cPrefetchTriangles]);
+            const std::uint32_t ta = leafTriangle(a.nodes[pairs[i].leaf]);
+            const std::uint32_t tb = leafTriangle(b.nodes[pairs[i].node]);
+            unshared.triangleA[unshared.count] = ta;
+            unshared.triangleB[unshared.count] = tb;
+            unshared.count += static_cast<int>(!(self && shareVertex(query.a.indices, ta, tb)));
+        }
+        tested += static_cast<std::uint64_t>(unshared.count);
+        const int crossing =
+            filterPlanes ? planeFilterKeep(sourceA, sourceB, unshared.triangleA, unshared.triangleB, unshared.count)
+                         : unshared.count;
+        for (int j = 0; j < crossing; ++j) {
+            TriangleContact contact;
+            if (testTrianglePair(unshared.triangleA[j], sourceA, query.a.mesh, unshared.triangleB[j], sourceB,
+                                 query.b.mesh, self, contact)) {
+                out.push_back(contact);
+            }
         }
     }
     return tested;

@@ -59,6 +59,26 @@ BULLETGPU_HD PlaneSides planeSides(const Triangle3d& plane, const Triangle3d& t)
     return planeSides(plane, planeMinors(plane.p[0], plane.p[1], plane.p[2]), t);
 }
 
+/// True when the static filter of orient3dOnPlane alone shows every corner of `t` strictly on
+/// one side of the plane of `plane` (minors `minors`), so that trianglesIntersect finds them
+/// separated; false when a corner is on the other side or too near the plane to tell. Branch
+/// free: planeFilterKeep (plane_filter.h) evaluates it for several pairs at once, with the same
+/// operations in the same order.
+BULLETGPU_HD bool certainlySeparated(const Triangle3d& plane, const PlaneMinors& minors, const Triangle3d& t) {
+    int above = 0, below = 0;
+    for (int c = 0; c < 3; ++c) {
+        const double wx = t.p[c][0] - plane.p[0][0], wy = t.p[c][1] - plane.p[0][1], wz = t.p[c][2] - plane.p[0][2];
+        const double det = (minors.normal[0] * wx + minors.normal[1] * wy) + minors.normal[2] * wz;
+        using exact::magnitude;
+        const double permanent = (minors.permanent[0] * magnitude(wx) + minors.permanent[1] * magnitude(wy)) +
+                                 minors.permanent[2] * magnitude(wz);
+        const double bound = exact::cOrient3dBound * permanent;
+        above += static_cast<int>(det > bound);
+        below += static_cast<int>(-det > bound);
+    }
+    return (above == 3) | (below == 3);
+}
+
 /// True when x, known collinear with a and b in coordinates (i, j), lies within their box.
 BULLETGPU_HD bool withinSpan2d(const Vec3d& a, const Vec3d& b, const Vec3d& x, int i, int j) {
     return intervalsOverlap(x[i], x[i], a[i] < b[i] ? a[i] : b[i], a[i] < b[i] ? b[i] : a[i]) &&

@@ -2,6 +2,7 @@
 // The exact predicates and the triangle test against independent evaluations: orientation signs
 // against 128-bit integers and long double, and trianglesIntersect against a linear-program
 // oracle on integer grids (full of coplanar, touching and degenerate triangles).
+#include "kernels/narrow/plane_filter.h"
 #include "kernels/narrow/triangle_contact.h"
 #include "kernels/reference/brute_force_triangles.h"
 
@@ -10,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <vector>
 
 using namespace bulletgpu;
 
@@ -210,6 +212,65 @@ TEST_CASE("The Devillers-Guigue test equals the oracle where both triangles stra
     CHECK(applicable > 2000);
     CHECK(meeting > 300);
     CHECK(applicable - meeting > 300);
+}
+
+TEST_CASE("The planes' filter drops only separated pairs, in blocks as pair by pair", "[narrow][predicates]") {
+    // Grid triangles (touching, coplanar and degenerate ones among them) at scales whose
+    // products round, and triangles a few units in the last place off another's plane, where
+    // the static filter cannot tell.
+    std::mt19937 rng(29);
+    std::uniform_real_distribution<double> unit(-1.0, 1.0);
+    std::uniform_int_distribution<int> smallRange(1, 3);
+    const double scale = GENERATE(1.0, 0.1, 1e-7, 3e5);
+    std::vector<Triangle3d> corners;
+    for (int t = 0; t < 600; ++t) {
+        long long p[3][3];
+        randomTriangle(rng, t % 2 == 0 ? smallRange(rng) : 1000, p);
+        corners.push_back(triangle(p, scale, 0.5 * scale));
+    }
+    for (int t = 0; t < 200; ++t) {
+        Triangle3d nearby = corners[static_cast<std::size_t>(t)];
+        const double ulps = std::ldexp(scale, -45);
+        for (Vec3d& c : nearby.p) {
+            for (double& x : c.v) x += unit(rng) * ulps;
+        }
+        corners.push_back(nearby);
+    }
+    std::vector<PlaneMinors> planes;
+    for (const Triangle3d& t : corners) planes.push_back(planeMinors(t.p[0], t.p[1], t.p[2]));
+    const TriangleSource source{corners.data(), nullptr, nullptr, nullptr, planes.data()};
+    std::uniform_int_distribution<std::uint32_t> anyTriangle(0, static_cast<std::uint32_t>(corners.size() - 1));
+    int dropped = 0, undecided = 0;
+    for (int block = 0; block < 400; ++block) {
+        const int count = block % 67; // every tail length of the four-pair steps, and empty blocks
+        std::vector<std::uint32_t> a(static_cast<std::size_t>(count)), b(a.size()), keptA, keptB;
+        for (int i = 0; i < count; ++i) {
+            a[i] = anyTriangle(rng);
+            b[i] = i % 3 == 0 && a[i] >= 600 ? a[i] - 600 : anyTriangle(rng);
+            const Triangle3d &t1 = corners[a[i]], &t2 = corners[b[i]];
+            const bool firstApart = certainlySeparated(t2, planes[b[i]], t1);
+            const bool secondApart = certainlySeparated(t1, planes[a[i]], t2);
+            // A certain separation is an exact one.
+            if (firstApart) REQUIRE(planeSides(t2, t1).separated());
+            if (secondApart) REQUIRE(planeSides(t1, t2).separated());
+            undecided += !firstApart && planeSides(t2, t1).separated();
+            if (firstApart || secondApart) {
+                ++dropped;
+            } else {
+                keptA.push_back(a[i]);
+                keptB.push_back(b[i]);
+            }
+        }
+        const int kept = planeFilterKeep(source, source, a.data(), b.data(), count);
+        INFO("scale " << scale << ", block " << block);
+        REQUIRE(kept == static_cast<int>(keptA.size()));
+        a.resize(static_cast<std::size_t>(kept));
+        b.resize(a.size());
+        REQUIRE(a == keptA);
+        REQUIRE(b == keptB);
+    }
+    CHECK(dropped > 2000);
+    CHECK(undecided > 20);
 }
 
 TEST_CASE("Touching, coplanar and degenerate triangles", "[narrow][predicates]") {

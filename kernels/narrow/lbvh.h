@@ -5,9 +5,7 @@
 #include "kernels/narrow/lbvh_ops.h"
 #include "kernels/narrow/obb_ops.h"
 
-#include <atomic>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -75,10 +73,15 @@ private:
     /// take depth-first leaf positions from `firstLeaf`, m_order holds their triangles.
     void layOutDepthFirst(std::uint32_t count, std::uint32_t base, std::uint32_t firstLeaf, std::uint32_t rootParent,
                           int threads);
-    /// One bottom-up pass on up to `threads`: setLeaf(triangle, node) for every leaf, then
-    /// mergeInto(parent, left, right) for each parent, by the second of its children to arrive.
+    /// Fills m_cutRoots with up to `subtrees` disjoint subtrees covering every leaf (the largest
+    /// split first) and m_cutAbove with the internal nodes above them, ascending.
+    void cutTop(std::uint32_t subtrees);
+    /// One bottom-up pass on up to `threads`: setLeaf(triangle, node) for every leaf, and
+    /// mergeInto(parent, left, right) for each parent after both children. Children follow their
+    /// parent in depth-first order: each subtree of the top cut is swept from its last node back
+    /// to its root by one thread, then the nodes above the cut, last first.
     template <typename SetLeaf, typename MergeInto>
-    void climb(SetLeaf setLeaf, MergeInto mergeInto, int threads);
+    void sweepUp(SetLeaf setLeaf, MergeInto mergeInto, int threads);
 
     std::uint32_t m_leafCount = 0;
     std::vector<LbvhNode> m_nodes;
@@ -86,15 +89,15 @@ private:
     std::vector<std::uint32_t> m_escape;    ///< Node after each node's subtree.
     std::vector<std::uint32_t> m_leafOrder; ///< Leaf nodes in depth-first order.
     std::uint64_t m_buildCount = 0;
-    MortonFrame m_frame;                                      ///< The frame of the Morton codes.
-    std::vector<std::uint32_t> m_codes;                       ///< Sorted Morton codes.
-    std::vector<std::uint32_t> m_order;                       ///< Triangle of each sorted position.
-    std::vector<NarrowBox> m_subtreeBoxes;                    ///< Leaf boxes of a restructured subtree.
-    std::vector<std::uint32_t> m_subtreeTriangles;            ///< Its triangles, in the same order.
-    std::vector<KarrasNode> m_karras;                         ///< Internal nodes of the Karras numbering.
-    std::vector<std::uint64_t> m_stack;                       ///< Depth-first layout work list.
-    std::unique_ptr<std::atomic<std::uint32_t>[]> m_arrivals; ///< Refit counters, one per node.
-    std::size_t m_arrivalCapacity = 0;
+    MortonFrame m_frame;                           ///< The frame of the Morton codes.
+    std::vector<std::uint32_t> m_codes;            ///< Sorted Morton codes.
+    std::vector<std::uint32_t> m_order;            ///< Triangle of each sorted position.
+    std::vector<NarrowBox> m_subtreeBoxes;         ///< Leaf boxes of a restructured subtree.
+    std::vector<std::uint32_t> m_subtreeTriangles; ///< Its triangles, in the same order.
+    std::vector<KarrasNode> m_karras;              ///< Internal nodes of the Karras numbering.
+    std::vector<std::uint64_t> m_stack;            ///< Depth-first layout work list.
+    std::vector<std::uint32_t> m_cutRoots;         ///< Subtrees a refit sweeps in parallel.
+    std::vector<std::uint32_t> m_cutAbove;         ///< Internal nodes above them, ascending.
     RadixSorterCpu m_sorter;
 };
 

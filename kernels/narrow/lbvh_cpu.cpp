@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // Lbvh on OpenMP threads: Morton codes, radix sort, Karras nodes in parallel, a depth-first
-// layout, and a bottom-up refit where the second child to arrive at a node computes it.
+// layout, and a bottom-up refit that sweeps subtrees from their last node back to their root
+// (children follow their parent in depth-first order).
 #include "kernels/narrow/lbvh.h"
 
 #include <algorithm>
@@ -15,6 +16,10 @@ constexpr std::int64_t cParallelLeaves = 4096;
 /// The principal frame is used when the centroids' box in it has at most this share of the
 /// surface of their box in the mesh's own axes.
 constexpr double cPrincipalFrameGain = 0.9;
+
+/// Subtrees per thread that a parallel refit sweeps (taken as threads finish, so that
+/// unequal subtrees even out).
+constexpr std::uint32_t cSubtreesPerThread = 8;
 
 /// Threads for a step over `count` leaves.
 int threadsFor(std::int64_t count, int threads) { return count >= cParallelLeaves ? std::max(1, threads) : 1; }
@@ -119,42 +124,56 @@ void Lbvh::layOutDepthFirst(std::uint32_t count, std::uint32_t base, std::uint32
     }
 }
 
-template <typename SetLeaf, typename MergeInto>
-void Lbvh::climb(SetLeaf setLeaf, MergeInto mergeInto, int threads) {
-    const std::size_t size = m_nodes.size();
-    if (m_arrivalCapacity < size) {
-        m_arrivals = std::make_unique<std::atomic<std::uint32_t>[]>(size);
-        m_arrivalCapacity = size;
-    }
-    const auto n = static_cast<std::int64_t>(m_leafCount);
-    std::atomic<std::uint32_t>* arrivals = m_arrivals.get();
-    const LbvhNode* nodes = m_nodes.data();
-    const std::uint32_t* leafNode = m_leafNode.data();
-#pragma omp parallel num_threads(threadsFor(n, threads))
-    {
-#pragma omp for schedule(static)
-        for (std::int64_t i = 0; i < static_cast<std::int64_t>(size); ++i)
-            arrivals[i].store(0, std::memory_order_relaxed);
-#pragma omp for schedule(static)
-        for (std::int64_t t = 0; t < n; ++t) {
-            setLeaf(static_cast<std::uint32_t>(t), leafNode[t]);
-            // The first child to arrive stops; the second sees its sibling's result and goes on.
-            for (std::uint32_t p = nodes[leafNode[t]].parent; p != cNoNode; p = nodes[p].parent) {
-                if (arrivals[p].fetch_add(1, std::memory_order_acq_rel) == 0) break;
-                mergeInto(p, p + 1, nodes[p].child);
-            }
+void Lbvh::cutTop(std::uint32_t subtrees) {
+    m_cutRoots.assign(1, 0);
+    m_cutAbove.clear();
+    while (m_cutRoots.size() < subtrees) {
+        // Split the largest subtree of the cut into its children.
+        std::size_t largest = 0;
+        for (std::size_t i = 1; i < m_cutRoots.size(); ++i) {
+            if (m_escape[m_cutRoots[i]] - m_cutRoots[i] > m_escape[m_cutRoots[largest]] - m_cutRoots[largest])
+                largest = i;
         }
+        const std::uint32_t root = m_cutRoots[largest];
+        if (isLeaf(m_nodes[root])) break;
+        m_cutAbove.push_back(root);
+        m_cutRoots[largest] = root + 1;
+        m_cutRoots.push_back(m_nodes[root].child);
     }
+    std::sort(m_cutAbove.begin(), m_cutAbove.end());
+}
+
+template <typename SetLeaf, typename MergeInto>
+void Lbvh::sweepUp(SetLeaf setLeaf, MergeInto mergeInto, int threads) {
+    if (m_nodes.empty()) return;
+    const LbvhNode* nodes = m_nodes.data();
+    const auto visit = [&](std::uint32_t index) {
+        const LbvhNode& node = nodes[index];
+        if (isLeaf(node)) {
+            setLeaf(leafTriangle(node), index);
+        } else {
+            mergeInto(index, index + 1, node.child);
+        }
+    };
+    const int team = threadsFor(static_cast<std::int64_t>(m_leafCount), threads);
+    cutTop(team == 1 ? 1 : cSubtreesPerThread * static_cast<std::uint32_t>(team));
+    const auto roots = static_cast<std::int64_t>(m_cutRoots.size());
+#pragma omp parallel for schedule(dynamic, 1) num_threads(team)
+    for (std::int64_t i = 0; i < roots; ++i) {
+        const std::uint32_t root = m_cutRoots[static_cast<std::size_t>(i)];
+        for (std::uint32_t index = m_escape[root]; index-- > root;) visit(index);
+    }
+    for (auto above = m_cutAbove.rbegin(); above != m_cutAbove.rend(); ++above) visit(*above);
 }
 
 void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
     if (&out != &m_nodes) out = m_nodes;
     LbvhNode* nodes = out.data();
-    climb([&](std::uint32_t t, std::uint32_t node) { nodes[node].box = leafBoxes[t]; },
-          [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
-              nodes[parent].box = mergeBoxes(nodes[left].box, nodes[right].box);
-          },
-          threads);
+    sweepUp([&](std::uint32_t t, std::uint32_t node) { nodes[node].box = leafBoxes[t]; },
+            [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
+                nodes[parent].box = mergeBoxes(nodes[left].box, nodes[right].box);
+            },
+            threads);
 }
 
 void Lbvh::refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes,
@@ -163,13 +182,13 @@ void Lbvh::refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, b
     out.resize(m_nodes.size());
     NarrowObb* obbs = out.data();
     const auto fresh = static_cast<std::uint32_t>(fitAnew.size());
-    climb([&](std::uint32_t t, std::uint32_t node) { obbs[node] = triangleObb(triangles[t]); },
-          [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
-              obbs[parent] = keepAxes && rangeHolding(fitAnew.data(), fresh, parent) == nullptr
-                                 ? mergeObbsAlong(obbs[parent].axis, obbs[left], obbs[right])
-                                 : mergeObbs(obbs[left], obbs[right]);
-          },
-          threads);
+    sweepUp([&](std::uint32_t t, std::uint32_t node) { obbs[node] = triangleObb(triangles[t]); },
+            [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
+                obbs[parent] = keepAxes && rangeHolding(fitAnew.data(), fresh, parent) == nullptr
+                                   ? mergeObbsAlong(obbs[parent].axis, obbs[left], obbs[right])
+                                   : mergeObbs(obbs[left], obbs[right]);
+            },
+            threads);
 }
 
 std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Triangle3d* triangles) const {

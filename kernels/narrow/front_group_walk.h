@@ -12,10 +12,11 @@
 /// branch whose outcome the processor cannot predict. Consecutive leaves in depth-first order
 /// are neighbours in space, so their walks visit mostly the same nodes: here one walk visits
 /// the union of their nodes in order and tests each node against all their boxes at once (SSE
-/// where the compiler targets it). A lane's state follows its own walk exactly: it reaches a
-/// node when the node's parent is alive for it (its box overlapped, or, in a self query, the
-/// parent is an ancestor of the lane's leaf, which its walk starts after), so every lane emits
-/// the same front entries, candidates and box tests, in the same order, as generateFront.
+/// where the compiler targets it; the walk is also built for x86-64-v3, cpu_clones.h). A
+/// lane's state follows its own walk exactly: it reaches a node when the node's parent is
+/// alive for it (its box overlapped, or, in a self query, the parent is an ancestor of the
+/// lane's leaf, which its walk starts after), so every lane emits the same front entries,
+/// candidates and box tests, in the same order, as generateFront.
 /// Boxes only: trees with OBBs walk leaf by leaf.
 
 namespace bulletgpu {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/narrow/front_group_walk.h"
 
+#include "kernels/common/cpu_clones.h"
 #include "kernels/common/lane_mask.h"
 
 #if defined(__SSE2__)
@@ -54,6 +55,7 @@ void appendEntry(std::vector<FrontEntry>& entries, std::uint32_t leaf, std::uint
 
 } // namespace
 
+BULLETGPU_CPU_CLONES
 void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool self, std::uint32_t first,
                         std::uint32_t count, GroupWalkScratch& scratch, GroupWalkOutput& out) {
     if (count == 0) return;

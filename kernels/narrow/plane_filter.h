@@ -10,10 +10,10 @@
 /// Four out of five candidate pairs that a box test passes are separated by one triangle's
 /// plane. Tested pair by pair, the outcome is a branch the processor cannot predict; here both
 /// planes of four pairs are tested at once in vector registers (AVX2 where the processor has
-/// it, else SSE2), lane by lane with exactly the operations of certainlySeparated
-/// (triangle_intersection.h), and the pairs that neither plane separates are kept for the exact
-/// test. Dropping a pair is therefore always right: the static filter only certifies signs
-/// that orient3d's exact arithmetic agrees with.
+/// it, through cpu_clones.h, else SSE2), lane by lane with exactly the operations of
+/// certainlySeparated (triangle_intersection.h), and the pairs that neither plane separates
+/// are kept for the exact test. Dropping a pair is therefore always right: the static filter
+/// only certifies signs that orient3d's exact arithmetic agrees with.
 
 namespace bulletgpu {
 

@@ -1,17 +1,12 @@
 // SPDX-License-Identifier: Zlib
-// planeFilterKeep: four candidate pairs per step in GCC vector registers, compiled twice (AVX2
-// and the baseline) and chosen when the program loads.
+// planeFilterKeep: four candidate pairs per step in GCC vector registers, compiled twice (for
+// x86-64-v3 and the baseline, cpu_clones.h) and chosen when the program loads.
 #include "kernels/narrow/plane_filter.h"
 
+#include "kernels/common/cpu_clones.h"
 #include "kernels/narrow/triangle_intersection.h"
 
 #include <cstdint>
-
-#if defined(__x86_64__) && defined(__GNUC__)
-#define BULLETGPU_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define BULLETGPU_VECTOR_CLONES
-#endif
 
 // GCC 12 splits 32-byte vectors in two for the baseline clone and then takes the arrays of
 // them below for maybe uninitialized; every element is written before it is read.
@@ -31,7 +26,7 @@ using LaneMask = std::int64_t __attribute__((vector_size(cLanes * sizeof(double)
 
 } // namespace
 
-BULLETGPU_VECTOR_CLONES
+BULLETGPU_CPU_CLONES
 int planeFilterKeep(const TriangleSource& sourceA, const TriangleSource& sourceB, std::uint32_t* triangleA,
                     std::uint32_t* triangleB, int count) {
     const LaneMask signBits = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};

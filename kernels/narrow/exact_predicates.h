@@ -223,16 +223,22 @@ BULLETGPU_HD PlaneMinors planeMinors(const Vec3d& a, const Vec3d& b, const Vec3d
         {magnitude(uyvz) + magnitude(uzvy), magnitude(uzvx) + magnitude(uxvz), magnitude(uxvy) + magnitude(uyvx)}};
 }
 
-/// orient3d(a, b, c, d), exactly, from `plane` = planeMinors(a, b, c).
-BULLETGPU_HD int orient3dOnPlane(const PlaneMinors& plane, const Vec3d& a, const Vec3d& b, const Vec3d& c,
-                                 const Vec3d& d) {
+/// The sign of orient3d(a, b, c, d) when the static filter certifies it from `plane` =
+/// planeMinors(a, b, c), else 0 (d too near the plane to tell, or on it).
+BULLETGPU_HD int orient3dOnPlaneFiltered(const PlaneMinors& plane, const Vec3d& a, const Vec3d& d) {
     const double wx = d[0] - a[0], wy = d[1] - a[1], wz = d[2] - a[2];
     const double det = (plane.normal[0] * wx + plane.normal[1] * wy) + plane.normal[2] * wz;
     using exact::magnitude;
     const double permanent =
         (plane.permanent[0] * magnitude(wx) + plane.permanent[1] * magnitude(wy)) + plane.permanent[2] * magnitude(wz);
     const double bound = exact::cOrient3dBound * permanent;
-    const int sign = static_cast<int>(-det > bound) - static_cast<int>(det > bound);
+    return static_cast<int>(-det > bound) - static_cast<int>(det > bound);
+}
+
+/// orient3d(a, b, c, d), exactly, from `plane` = planeMinors(a, b, c).
+BULLETGPU_HD int orient3dOnPlane(const PlaneMinors& plane, const Vec3d& a, const Vec3d& b, const Vec3d& c,
+                                 const Vec3d& d) {
+    const int sign = orient3dOnPlaneFiltered(plane, a, d);
     return sign != 0 ? sign : orient3d(a, b, c, d);
 }
 

@@ -65,18 +65,10 @@ BULLETGPU_HD PlaneSides planeSides(const Triangle3d& plane, const Triangle3d& t)
 /// free: planeFilterKeep (plane_filter.h) evaluates it for several pairs at once, with the same
 /// operations in the same order.
 BULLETGPU_HD bool certainlySeparated(const Triangle3d& plane, const PlaneMinors& minors, const Triangle3d& t) {
-    int above = 0, below = 0;
-    for (int c = 0; c < 3; ++c) {
-        const double wx = t.p[c][0] - plane.p[0][0], wy = t.p[c][1] - plane.p[0][1], wz = t.p[c][2] - plane.p[0][2];
-        const double det = (minors.normal[0] * wx + minors.normal[1] * wy) + minors.normal[2] * wz;
-        using exact::magnitude;
-        const double permanent = (minors.permanent[0] * magnitude(wx) + minors.permanent[1] * magnitude(wy)) +
-                                 minors.permanent[2] * magnitude(wz);
-        const double bound = exact::cOrient3dBound * permanent;
-        above += static_cast<int>(det > bound);
-        below += static_cast<int>(-det > bound);
-    }
-    return (above == 3) | (below == 3);
+    // Three certain signs, all alike, sum to 3 or -3; an uncertain (0) or opposite one cannot.
+    int sum = 0;
+    for (int c = 0; c < 3; ++c) sum += orient3dOnPlaneFiltered(minors, plane.p[0], t.p[c]);
+    return sum == 3 || sum == -3;
 }
 
 /// True when x, known collinear with a and b in coordinates (i, j), lies within their box.

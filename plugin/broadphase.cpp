@@ -222,19 +222,21 @@ void Broadphase::printStats() {
     std::printf("  proxies %u, pairs %llu, huge %u, sweep axis %d, cells %u, entries %u, candidates %llu\n",
                 impl.table.liveCount(), static_cast<unsigned long long>(impl.sync.pairCount()), s.hugeObjects,
                 s.sweepAxis, s.cells, s.entries, static_cast<unsigned long long>(s.candidates));
-    std::printf("  last update %.3f ms%s on %d thread(s): classify %.3f, sort %.3f, sweep %.3f, diff %.3f, "
+    std::printf("  last update %.3f ms%s on %d thread(s): classify %.3f, %s %.3f, sweep %.3f, diff %.3f, "
                 "transfer %.3f; cache sync %.3f ms (%zu found, %zu lost)\n",
-                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs, s.sortMs, s.sweepMs,
-                s.diffMs, s.transferMs, impl.lastSyncMs, impl.deltas.found.size(), impl.deltas.lost.size());
+                impl.lastUpdateMs, s.skipped ? " (nothing changed)" : "", s.threads, s.classifyMs,
+                s.cellsRefilled ? "refill" : "sort", s.sortMs, s.sweepMs, s.diffMs, s.transferMs, impl.lastSyncMs,
+                impl.deltas.found.size(), impl.deltas.lost.size());
     if (s.movingObjects > 0) {
         std::printf("  incremental: only the pairs of the %u boxes changed since the last full sweep were recomputed "
                     "(in sweep)\n",
                     s.movingObjects);
     }
     if (s.margins) {
-        std::printf("  margin boxes: %u boxes got new ones, %llu candidates, %llu re-tested, %.3f ms besides the sweep\n",
-                    s.marginEscapes, static_cast<unsigned long long>(s.marginCandidates),
-                    static_cast<unsigned long long>(s.retests), s.marginMs);
+        std::printf(
+            "  margin boxes: %u boxes got new ones, %llu candidates, %llu re-tested, %.3f ms besides the sweep\n",
+            s.marginEscapes, static_cast<unsigned long long>(s.marginCandidates),
+            static_cast<unsigned long long>(s.retests), s.marginMs);
     }
     if (s.partitions > 1) {
         std::printf("  %d slabs on axis %d: straddlers %u (%.1f%% of %u objects), imbalance %.3f, migrated %u%s; loads",

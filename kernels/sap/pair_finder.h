@@ -31,7 +31,8 @@ struct PairFinderStats {
     std::uint64_t candidates = 0;  ///< Box pairs tested on all three axes.
     std::uint64_t pairs = 0;       ///< Overlapping pairs after the update.
     double classifyMs = 0;         ///< Grid choice, cell ranges and huge list.
-    double sortMs = 0;             ///< Endpoint sort and bucketing into cells.
+    double sortMs = 0;             ///< Endpoint sort and bucketing into cells, or refilling them.
+    bool cellsRefilled = false;    ///< The last full sweep's cells were refilled instead of sorted (CPU).
     double sweepMs = 0;            ///< Sweeps and huge-object tests.
     double diffMs = 0;             ///< Pair-key sort and the difference with the last update.
     double transferMs = 0;         ///< Host-device copies (CUDA only).

@@ -47,6 +47,7 @@ std::string PairFinderCpu::description() const {
 
 void PairFinderCpu::reset() {
     m_gridChooser.reset();
+    m_cellsFilled = false;
     m_pairs.clear();
     m_gate.open();
     m_sweptCellsValid = false;
@@ -124,12 +125,20 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
     }
     m_stats = PairFinderStats{};
     auto start = Clock::now();
-    classifyAndSort(boxes);
+    const bool refill = classify(boxes);
     m_stats.classifyMs = millisecondsSince(start);
 
     start = Clock::now();
-    bucketIntoCells();
+    if (refill) {
+        refillCells();
+    } else {
+        // classify() wrote the sort keys when there were no cells to refill (m_cellsFilled false).
+        sortBySweepKey(boxes.size(), !m_cellsFilled);
+        bucketIntoCells();
+    }
+    m_stats.cellsRefilled = refill;
     m_stats.sortMs = millisecondsSince(start);
+    m_cellsFilled = true;
 
     start = Clock::now();
     sweep(boxes, filterGroups);
@@ -154,19 +163,27 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
 #endif
 }
 
-void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
+bool PairFinderCpu::classify(const BoxStore& boxes) {
     const std::int64_t slots = boxes.size();
     // Small scenes run on one thread: waking a team costs more than the work, and a team whose
     // threads share cores with other programs waits at every barrier.
     m_activeThreads = threadsForRegion(slots >= cParallelThreshold ? m_tuner.threadsForNextUpdate() : 1);
+    const SapGrid previousGrid = m_grid;
     m_grid = m_gridChooser.choose(boxes, boxes.liveCount());
+    // The store never shrinks, so every slot of the last fill is still a slot.
+    m_cellsFilled = m_cellsFilled && m_grid == previousGrid && m_boxes.size() <= static_cast<std::size_t>(slots);
+    const bool findMoves = m_cellsFilled;
 
-    // One pass, indexed by slot: bucketed boxes get their sweep key, every other slot (free,
-    // unusable or huge) the largest key, so the stable sort puts the bucketed boxes first,
-    // in sweep order and, on ties, in slot order.
+    // One pass, indexed by slot: each slot's box and cells (cNoCells for free, unusable and huge
+    // ones), and the boxes whose cells changed. Without a fill to start from, the sort keys too:
+    // bucketed boxes get their sweep key, every other slot the largest key, so the stable sort
+    // puts the bucketed boxes first, in sweep order and, on ties, in slot order.
+    const auto filled = static_cast<std::int64_t>(m_boxes.size());
     m_boxes.resize(static_cast<std::size_t>(slots));
-    m_sortKeys.resize(static_cast<std::size_t>(slots));
-    m_sortOrder.resize(static_cast<std::size_t>(slots));
+    if (!findMoves) {
+        m_sortKeys.resize(static_cast<std::size_t>(slots));
+        m_sortOrder.resize(static_cast<std::size_t>(slots));
+    }
     const float* minS = boxes.minData(m_grid.sweepAxis);
     const float* maxS = boxes.maxData(m_grid.sweepAxis);
     const float* minU = boxes.minData(m_grid.uAxis);
@@ -178,6 +195,7 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
     const int threads = m_activeThreads;
     m_threadHuge.resize(static_cast<std::size_t>(threads));
     for (auto& huge : m_threadHuge) huge.clear();
+    m_refill.beginUpdate(threads);
     std::uint32_t usable = 0;
     std::uint32_t normals = 0;
 #pragma omp parallel num_threads(threads) reduction(+ : usable, normals)
@@ -187,31 +205,64 @@ void PairFinderCpu::classifyAndSort(const BoxStore& boxes) {
         const std::int64_t begin = slots * t / team;
         const std::int64_t end = slots * (t + 1) / team;
         std::vector<std::uint32_t>& huge = m_threadHuge[static_cast<std::size_t>(t)];
+        std::vector<MovedBox>& moved = m_refill.moved(t);
         for (std::int64_t s = begin; s < end; ++s) {
             const auto slot = static_cast<std::uint32_t>(s);
-            m_sortOrder[slot] = slot;
-            m_sortKeys[slot] = cNotBucketed;
-            if (!boxes.isUsable(slot)) continue;
-            ++usable;
-            const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
-            if (sapIsHuge(m_grid, range)) {
-                huge.push_back(slot);
-                continue;
+            SlotBox& box = m_boxes[slot];
+            const SapCellRange before = s < filled ? box.cells : cNoCells;
+            SapCellRange cells = cNoCells;
+            if (boxes.isUsable(slot)) {
+                ++usable;
+                const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
+                if (sapIsHuge(m_grid, range)) {
+                    huge.push_back(slot);
+                } else {
+                    cells = range;
+                    box = SlotBox{minS[slot], maxS[slot], minU[slot],  maxU[slot], minV[slot],
+                                  maxV[slot], slot,       group[slot], mask[slot], cells};
+                    ++normals;
+                }
             }
-            m_boxes[slot] = SweepBox{minS[slot], maxS[slot], minU[slot],  maxU[slot], minV[slot],
-                                     maxV[slot], slot,       group[slot], mask[slot]};
-            m_sortKeys[slot] = orderedFloatKey(minS[slot]);
-            ++normals;
+            box.cells = cells;
+            if (findMoves) {
+                if (!sameCells(before, cells)) moved.push_back(MovedBox{slot, before});
+            } else {
+                m_sortOrder[slot] = slot;
+                m_sortKeys[slot] = sameCells(cells, cNoCells) ? cNotBucketed : orderedFloatKey(minS[slot]);
+            }
         }
     }
     m_hugeSlots.clear();
     for (const auto& huge : m_threadHuge) m_hugeSlots.insert(m_hugeSlots.end(), huge.begin(), huge.end());
-    m_sorter.sortPairs(m_sortKeys, m_sortOrder, static_cast<std::size_t>(slots), m_activeThreads);
     m_bucketedCount = normals;
     m_stats.objects = usable;
     m_stats.hugeObjects = static_cast<std::uint32_t>(m_hugeSlots.size());
     m_stats.cells = m_grid.cellCount();
     m_stats.sweepAxis = m_grid.sweepAxis;
+    return findMoves && m_refill.movedCount() <= normals / cRefillMovedDivisor;
+}
+
+void PairFinderCpu::sortBySweepKey(std::uint32_t slots, bool keysWritten) {
+    if (!keysWritten) {
+        m_sortKeys.resize(slots);
+        m_sortOrder.resize(slots);
+#pragma omp parallel for schedule(static) num_threads(m_activeThreads)
+        for (std::int64_t s = 0; s < static_cast<std::int64_t>(slots); ++s) {
+            const SlotBox& box = m_boxes[static_cast<std::size_t>(s)];
+            m_sortOrder[static_cast<std::size_t>(s)] = static_cast<std::uint32_t>(s);
+            m_sortKeys[static_cast<std::size_t>(s)] =
+                sameCells(box.cells, cNoCells) ? cNotBucketed : orderedFloatKey(box.minS);
+        }
+    }
+    m_sorter.sortPairs(m_sortKeys, m_sortOrder, slots, m_activeThreads);
+}
+
+void PairFinderCpu::refillCells() {
+    m_entries.swap(m_previousEntries);
+    m_cellStart.swap(m_previousCellStart);
+    m_refill.refill(m_grid, m_boxes.data(), m_previousEntries, m_previousCellStart, m_entries, m_cellStart,
+                    m_activeThreads);
+    m_stats.entries = m_cellStart[m_grid.cellCount()];
 }
 
 void PairFinderCpu::bucketIntoCells() {
@@ -237,9 +288,9 @@ void PairFinderCpu::bucketIntoCells() {
             if (k + cPrefetchDistance < end) {
                 __builtin_prefetch(&m_boxes[m_sortOrder[static_cast<std::size_t>(k + cPrefetchDistance)]]);
             }
-            const SweepBox& box = m_sortedBoxes[static_cast<std::size_t>(k)] =
+            const SlotBox& box = m_sortedBoxes[static_cast<std::size_t>(k)] =
                 m_boxes[m_sortOrder[static_cast<std::size_t>(k)]];
-            const SapCellRange r = sapCellRange(m_grid, box.minU, box.maxU, box.minV, box.maxV);
+            const SapCellRange& r = box.cells;
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
                 for (std::int32_t u = r.u0; u <= r.u1; ++u) ++offsets[sapCellIndex(m_grid, u, v)];
             }
@@ -262,14 +313,11 @@ void PairFinderCpu::bucketIntoCells() {
             m_entries.resize(running);
         }
         for (std::int64_t k = begin; k < end; ++k) {
-            const SweepBox& box = m_sortedBoxes[static_cast<std::size_t>(k)];
-            const SapCellRange r = sapCellRange(m_grid, box.minU, box.maxU, box.minV, box.maxV);
+            const SlotBox& box = m_sortedBoxes[static_cast<std::size_t>(k)];
+            const SapCellRange& r = box.cells;
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
-                for (std::int32_t u = r.u0; u <= r.u1; ++u) {
-                    m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = CellEntry{
-                        box.minS,  box.maxS, box.minU, box.maxU, box.minV, box.maxV, box.slot, sapCornerBits(r, u, v),
-                        box.group, box.mask};
-                }
+                for (std::int32_t u = r.u0; u <= r.u1; ++u)
+                    m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = box.entryIn(u, v);
             }
         }
     }
@@ -279,7 +327,7 @@ void PairFinderCpu::bucketIntoCells() {
 void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     const BoxArraysView view = viewOf(boxes);
     const std::int64_t cells = m_grid.cellCount();
-    const std::int64_t normals = m_bucketedCount;
+    const auto slots = static_cast<std::int64_t>(m_boxes.size());
     const std::int64_t huge = static_cast<std::int64_t>(m_hugeSlots.size());
     std::uint64_t candidates = 0;
     const CellSweepRules rules = sweepRules(boxes, filterGroups);
@@ -301,8 +349,9 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         // Huge boxes against every bucketed box, then against each other.
         if (huge > 0) {
 #pragma omp for schedule(static) nowait
-            for (std::int64_t i = 0; i < normals; ++i) {
-                const std::uint32_t a = m_sortOrder[static_cast<std::size_t>(i)];
+            for (std::int64_t s = 0; s < slots; ++s) {
+                const auto a = static_cast<std::uint32_t>(s);
+                if (sameCells(m_boxes[a].cells, cNoCells)) continue;
                 for (std::uint32_t b : m_hugeSlots) {
                     ++candidates;
                     if (sapKeepsPair(view, m_ownership, a, b, filterGroups)) out.push(pairKey(a, b));
@@ -388,9 +437,21 @@ bool PairFinderCpu::validate() const {
     for (std::size_t i = 1; i < m_pairs.size(); ++i) {
         if (m_pairs[i - 1] >= m_pairs[i]) return false;
     }
+    if (!m_cellsFilled) return true;
+    // Each bucketed box is in exactly its cells, as itself; each cell in sweep order.
+    std::uint64_t expectedEntries = 0;
+    for (const SlotBox& box : m_boxes) expectedEntries += box.cells.count();
+    if (expectedEntries != m_cellStart[m_grid.cellCount()]) return false;
     for (std::uint32_t cell = 0; cell < m_grid.cellCount(); ++cell) {
-        for (std::uint32_t i = m_cellStart[cell] + 1; i < m_cellStart[cell + 1]; ++i) {
-            if (!(m_entries[i - 1].minS <= m_entries[i].minS)) return false;
+        const auto u = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(m_grid.cellsU));
+        const auto v = static_cast<std::int32_t>(cell / static_cast<std::uint32_t>(m_grid.cellsU));
+        for (std::uint32_t i = m_cellStart[cell]; i < m_cellStart[cell + 1]; ++i) {
+            const CellEntry& entry = m_entries[i];
+            if (entry.slot >= m_boxes.size()) return false;
+            const SlotBox& box = m_boxes[entry.slot];
+            if (!coversCell(box.cells, u, v) || entry.corner != sapCornerBits(box.cells, u, v)) return false;
+            if (entry.minS != box.minS || entry.maxU != box.maxU || entry.mask != box.mask) return false;
+            if (i > m_cellStart[cell] && !(m_entries[i - 1].minS <= entry.minS)) return false;
         }
     }
     return true;

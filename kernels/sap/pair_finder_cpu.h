@@ -4,6 +4,7 @@
 #include "kernels/common/cache_line.h"
 #include "kernels/common/radix_sort_cpu.h"
 #include "kernels/common/thread_tuner.h"
+#include "kernels/sap/cell_refill_cpu.h"
 #include "kernels/sap/cell_sweep_cpu.h"
 #include "kernels/sap/incremental_sweep.h"
 #include "kernels/sap/pair_finder.h"
@@ -16,7 +17,9 @@ namespace bulletgpu {
 
 /// The CPU backend of PairFinder: OpenMP threads, structure-of-arrays buffers that are
 /// reused from frame to frame (no allocation once sizes have settled). When few boxes changed
-/// since the last full sweep, an update recomputes only their pairs (IncrementalSweep).
+/// since the last full sweep, an update recomputes only their pairs (IncrementalSweep). A full
+/// sweep refills the last one's cells when the grid is the same and few boxes changed cells
+/// (CellRefill); otherwise it sorts every box and buckets it into its cells.
 class PairFinderCpu final : public PairFinder {
 public:
     /// threads <= 0 uses OpenMP's default.
@@ -40,10 +43,15 @@ public:
     bool validate() const;
 
 private:
-    /// Sorted endpoints of the boxes that are bucketed into cells, and the huge list.
-    void classifyAndSort(const BoxStore& boxes);
+    /// Chooses the grid and fills m_boxes, the huge list and, when the cells can be refilled,
+    /// the moved lists; returns whether the cells are to be refilled.
+    bool classify(const BoxStore& boxes);
+    /// Sorts the bucketed boxes by lower bound on the sweep axis.
+    void sortBySweepKey(std::uint32_t slots, bool keysWritten);
     /// Copies each sorted box into every cell it covers, keeping the sweep order per cell.
     void bucketIntoCells();
+    /// Refills the last full sweep's cells (CellRefill).
+    void refillCells();
     /// Sweeps every cell and tests huge boxes against all others, into m_threadPairs.
     void sweep(const BoxStore& boxes, bool filterGroups);
     /// Gathers, sorts and diffs the pairs against the last update.
@@ -57,14 +65,11 @@ private:
     /// The rules every pair of this update must pass.
     CellSweepRules sweepRules(const BoxStore& boxes, bool filterGroups) const;
 
-    /// A box in sweep coordinates (sweep axis S, grid axes U and V) with its filter.
-    struct SweepBox {
-        float minS, maxS, minU, maxU, minV, maxV;
-        std::uint32_t slot;
-        std::uint32_t group, mask;
-    };
     /// Sort key of slots that are not bucketed: above every float's key.
     static constexpr std::uint32_t cNotBucketed = 0xffffffffu;
+    /// The cells are refilled only when at most 1 / cRefillMovedDivisor of the bucketed boxes
+    /// changed cells.
+    static constexpr std::uint32_t cRefillMovedDivisor = 8;
 
     /// Below this many slots an update runs on one thread.
     static constexpr std::int64_t cParallelThreshold = 8192;
@@ -75,8 +80,8 @@ private:
     SapGrid m_grid;
     SapGridChooser m_gridChooser;
     RadixSorterCpu m_sorter;
-    std::vector<SweepBox> m_boxes;          // bucketed boxes, indexed by slot
-    std::vector<SweepBox> m_sortedBoxes;    // the same, in sweep order
+    std::vector<SlotBox> m_boxes;           // every slot's box and cells as of the last full sweep
+    std::vector<SlotBox> m_sortedBoxes;     // the bucketed ones, in sweep order
     std::vector<std::uint32_t> m_sortKeys;  // ordered-float lower bound on the sweep axis
     std::vector<std::uint32_t> m_sortOrder; // slots, bucketed boxes first in sweep order after the sort
     std::uint32_t m_bucketedCount = 0;      // bucketed boxes at the front of m_sortOrder
@@ -84,7 +89,10 @@ private:
     std::vector<std::uint32_t> m_cellStart;                      // cellCount + 1 offsets into m_entries
     std::vector<std::vector<std::uint32_t>> m_threadHuge;        // huge slots found by each thread
     std::vector<std::vector<std::uint32_t>> m_threadCellOffsets; // per thread, per cell: where its entries go
-    std::vector<CellEntry> m_entries;                      // box-in-cell copies, by cell, in sweep order within a cell
+    std::vector<CellEntry> m_entries;               // box-in-cell copies, by cell, in sweep order within a cell
+    std::vector<CellEntry> m_previousEntries;       // the last sweep's, while refilling
+    std::vector<std::uint32_t> m_previousCellStart; // the same
+    CellRefill m_refill;
     std::vector<CacheLinePadded<CellLanes>> m_threadLanes; // each thread's sweep scratch
     std::vector<CacheLinePadded<SweepOutput>> m_threadPairs;
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
@@ -93,6 +101,7 @@ private:
     std::vector<double> m_cellWidestS;     // per cell, SweptCells::widestS of the last full sweep
     std::vector<float> m_fences;           // SweptCells::fences of the last full sweep
     IncrementalSweep m_incremental;
+    bool m_cellsFilled = false;       // the cells and m_boxes hold the last full sweep, on m_grid
     bool m_sweptCellsValid = false;   // the cells hold the last full sweep of the current rules
     bool m_sweptCellsIndexed = false; // m_cellWidestS and m_fences describe those cells
     bool m_sweptFilterGroups = false; // the filter setting of that sweep

@@ -20,11 +20,33 @@ constexpr double cCellsPerExtent = 2.0;
 /// At most this many cells per usable box.
 constexpr double cCellsPerBox = 1.0;
 constexpr std::int32_t cMaxCellsPerAxis = 1 << 15;
+/// A resampled grid replaces the kept one only when a cell count or width differs by more than
+/// this share, or an origin moved by a cell or more.
+constexpr double cGridTolerance = 0.125;
 
 double quantile(std::vector<double>& values, double q) {
     const std::size_t k = static_cast<std::size_t>(q * static_cast<double>(values.size() - 1));
     std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(k), values.end());
     return values[k];
+}
+
+bool closeRatio(double a, double b) {
+    return std::fabs(a - b) <= cGridTolerance * std::max(std::fabs(a), std::fabs(b));
+}
+
+/// One axis of two grids: cell counts and widths within the tolerance, origins less than a cell apart.
+bool closeAxis(std::int32_t cellsA, float originA, float inverseA, std::int32_t cellsB, float originB, float inverseB) {
+    if (!closeRatio(cellsA, cellsB) || !closeRatio(inverseA, inverseB)) return false;
+    return inverseA == 0.0f || std::fabs(static_cast<double>(originA) - originB) * inverseA < 1.0;
+}
+
+/// Whether a resampled grid would bucket the boxes about as well as the kept one.
+bool closeGrids(const SapGrid& kept, const SapGrid& sampled) {
+    return kept.sweepAxis == sampled.sweepAxis && kept.hugeSpan == sampled.hugeSpan &&
+           closeAxis(kept.cellsU, kept.originU, kept.inverseCellU, sampled.cellsU, sampled.originU,
+                     sampled.inverseCellU) &&
+           closeAxis(kept.cellsV, kept.originV, kept.inverseCellV, sampled.cellsV, sampled.originV,
+                     sampled.inverseCellV);
 }
 
 } // namespace
@@ -35,7 +57,8 @@ const SapGrid& SapGridChooser::choose(const BoxStore& boxes, std::uint32_t usabl
         --m_updatesLeft;
         return m_grid;
     }
-    m_grid = sample(boxes, usableCount);
+    const SapGrid sampled = sample(boxes, usableCount);
+    if (!(m_usableCount > 0 && similarCount && closeGrids(m_grid, sampled))) m_grid = sampled;
     m_usableCount = usableCount;
     m_updatesLeft = cUpdatesPerChoice - 1;
     return m_grid;

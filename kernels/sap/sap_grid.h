@@ -28,21 +28,35 @@ struct SapGrid {
 
     /// Total number of cells.
     BULLETGPU_HD std::uint32_t cellCount() const { return static_cast<std::uint32_t>(cellsU) * cellsV; }
+
+    /// Whether two grids bucket every box into the same cells.
+    bool operator==(const SapGrid& other) const {
+        return sweepAxis == other.sweepAxis && uAxis == other.uAxis && vAxis == other.vAxis &&
+               originU == other.originU && originV == other.originV && inverseCellU == other.inverseCellU &&
+               inverseCellV == other.inverseCellV && cellsU == other.cellsU && cellsV == other.cellsV &&
+               hugeSpan == other.hugeSpan;
+    }
+    /// Whether two grids differ.
+    bool operator!=(const SapGrid& other) const { return !(*this == other); }
 };
 
 /// Chooses the sweep axis (largest spread of box centres) and the cell grid (about twice the
 /// median box extent, capped so there are at most about as many cells as boxes) from a
 /// deterministic sample of the store's usable boxes. Any grid gives the same pairs; a good
 /// one gives few candidates, so the choice is kept for a few updates while the number of
-/// boxes stays about the same. Backends choose on the host, with the same rule, so that they
-/// all sweep the same grid.
+/// boxes stays about the same, and after them as long as a new sample gives nearly the same
+/// grid (the CPU backend refills the last update's cells only while the grid stays the same).
+/// Backends choose on the host, with the same rule, so that they all sweep the same grid.
 class SapGridChooser {
 public:
     /// The grid for this update.
     const SapGrid& choose(const BoxStore& boxes, std::uint32_t usableCount);
 
     /// Forgets the kept grid (the next choose() samples again).
-    void reset() { m_updatesLeft = 0; }
+    void reset() {
+        m_updatesLeft = 0;
+        m_usableCount = 0;
+    }
 
 private:
     SapGrid sample(const BoxStore& boxes, std::uint32_t usableCount);

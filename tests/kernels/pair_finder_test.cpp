@@ -41,7 +41,8 @@ TestBox makeBox(double x0, double y0, double z0, double x1, double y1, double z1
 } // namespace
 
 TEST_CASE("PairFinderCpu: random scenes equal brute force under churn", "[sap]") {
-    const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
+    const SceneKind kind =
+        GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 2, 100, 1000, 5000);
     const bool exact = GENERATE(false, true);
     CAPTURE(sceneName(kind), n, exact);
@@ -80,6 +81,84 @@ TEST_CASE("PairFinderCpu: random scenes equal brute force under churn", "[sap]")
     }
 }
 
+TEST_CASE("PairFinderCpu: refilled cells equal brute force as boxes move, cross cells, turn huge or NaN, come and go",
+          "[sap]") {
+    const int threads = GENERATE(1, 2);
+    const bool exact = GENERATE(false, true);
+    CAPTURE(threads, exact);
+    constexpr std::uint32_t n = 3000;
+    SceneGenerator generator(77 + static_cast<std::uint32_t>(threads));
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, n);
+    BoxStore store(exact);
+    for (std::uint32_t i = 0; i < n; ++i) insert(store, i, boxes[i]);
+    PairFinderCpu finder(threads);
+    std::vector<std::uint64_t> previous;
+    updateAndCheck(finder, store, true, previous);
+
+    int refilled = 0;
+    for (int frame = 1; frame <= 40; ++frame) {
+        CAPTURE(frame);
+        // Every box moves a little, as in a simulation, so every update is a full one.
+        for (std::uint32_t i = 0; i < store.size(); ++i) {
+            if (!store.isLive(i) || std::isnan(boxes[i].min[0])) continue;
+            generator.jitter(boxes[i], 0.05);
+            store.update(i, boxes[i].min, boxes[i].max);
+        }
+        const std::uint32_t a = generator.below(n), b = generator.below(n);
+        switch (frame % 8) {
+            case 1: // a box turns huge, another stretches across a few cells
+                boxes[a].min[1] = -1e18;
+                boxes[a].max[1] = 1e18;
+                boxes[b].max[2] += 6;
+                break;
+            case 2: // one turns NaN, another inverted
+                boxes[a].min[0] = cNaN;
+                boxes[b].min[1] = boxes[b].max[1] + 1;
+                break;
+            case 3: // destroy one, create one in a new slot
+                if (store.isLive(a)) store.erase(a);
+                boxes.push_back(generator.box(SceneKind::Uniform, n));
+                insert(store, store.size(), boxes.back());
+                break;
+            case 4: // filters change
+                if (store.isLive(a)) store.setFilter(a, 2, 2);
+                break;
+            case 5: // everything that went wrong is mended
+                for (std::uint32_t i = 0; i < store.size(); ++i) {
+                    if (!store.isLive(i)) continue;
+                    TestBox& box = boxes[i];
+                    if (std::isnan(box.min[0]) || box.max[1] - box.min[1] > 3 || box.max[1] < box.min[1] ||
+                        box.max[2] - box.min[2] > 3) {
+                        box = generator.box(SceneKind::Uniform, n);
+                    }
+                }
+                break;
+            default:
+                break;
+        }
+        for (std::uint32_t slot : {a, b}) {
+            if (store.isLive(slot)) store.update(slot, boxes[slot].min, boxes[slot].max);
+        }
+        if (frame % 8 == 5) {
+            for (std::uint32_t i = 0; i < store.size(); ++i) {
+                if (store.isLive(i)) store.update(i, boxes[i].min, boxes[i].max);
+            }
+        }
+        if (frame == 30) {
+            // A quarter of the boxes jump elsewhere: too many changed cells, so the cells are sorted again.
+            for (std::uint32_t i = 0; i < n; i += 4) {
+                if (!store.isLive(i)) continue;
+                boxes[i] = generator.box(SceneKind::Uniform, n);
+                store.update(i, boxes[i].min, boxes[i].max);
+            }
+        }
+        updateAndCheck(finder, store, true, previous);
+        if (frame == 30) CHECK_FALSE(finder.stats().cellsRefilled);
+        refilled += finder.stats().cellsRefilled ? 1 : 0;
+    }
+    CHECK(refilled >= 30);
+}
+
 TEST_CASE("PairFinderCpu: 20,000 boxes equal brute force", "[sap][large]") {
     SceneGenerator generator(20000);
     const auto boxes = generator.scene(SceneKind::Uniform, 20000);
@@ -116,9 +195,9 @@ TEST_CASE("PairFinderCpu: named edge cases", "[sap]") {
 
     SECTION("1. touching faces, edges and corners pair") {
         insert(store, slot++, makeBox(100, 100, 100, 101, 101, 101));
-        insert(store, slot++, makeBox(101, 100, 100, 102, 101, 101)); // face
-        insert(store, slot++, makeBox(101, 101, 100, 102, 102, 101)); // edge
-        insert(store, slot++, makeBox(101, 101, 101, 102, 102, 102)); // corner
+        insert(store, slot++, makeBox(101, 100, 100, 102, 101, 101));      // face
+        insert(store, slot++, makeBox(101, 101, 100, 102, 102, 101));      // edge
+        insert(store, slot++, makeBox(101, 101, 101, 102, 102, 102));      // corner
         insert(store, slot++, makeBox(101.0001, 100, 100, 102, 101, 101)); // gap
     }
     SECTION("2. zero-size boxes") {
@@ -152,8 +231,8 @@ TEST_CASE("PairFinderCpu: named edge cases", "[sap]") {
     }
     SECTION("8. gaps below float precision are decided exactly") {
         insert(store, slot++, makeBox(1, 1, 1, 1.0000000001, 2, 2));
-        insert(store, slot++, makeBox(1.0000000002, 1, 1, 3, 2, 2));  // separate in double, touching in float
-        insert(store, slot++, makeBox(1.0000000001, 1, 1, 3, 2, 2));  // exactly touching in double
+        insert(store, slot++, makeBox(1.0000000002, 1, 1, 3, 2, 2)); // separate in double, touching in float
+        insert(store, slot++, makeBox(1.0000000001, 1, 1, 3, 2, 2)); // exactly touching in double
     }
     updateAndCheck(finder, store, true, previous);
     // Removing everything leaves no pairs.
@@ -210,8 +289,8 @@ TEST_CASE("ThreadTuner: probes one thread against the team and keeps the faster"
     CHECK(run(10, 5) == 4); // probe: the team, faster
     CHECK(run(10, 5) == 4);
     while (updates % ThreadTuner::cProbePeriod != 2) run(10, 5); // the next probe
-    CHECK(run(10, 50) == 1); // probe: one thread
-    CHECK(run(10, 50) == 4); // probe: the team, now slower (its cores are busy)
+    CHECK(run(10, 50) == 1);                                     // probe: one thread
+    CHECK(run(10, 50) == 4);                                     // probe: the team, now slower (its cores are busy)
     CHECK(run(10, 50) == 1);
     CHECK(ThreadTuner(1).threadsForNextUpdate() == 1);
 }

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/common/cache_line.h"
+#include "kernels/sap/cell_sweep_cpu.h"
+#include "kernels/sap/sap_grid.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace bulletgpu {
+
+/// The cell range of a box that is in no cell (unusable, free or huge).
+constexpr SapCellRange cNoCells{1, 0, 1, 0};
+
+/// Whether two cell ranges are the same (all empty ranges are cNoCells).
+inline bool sameCells(const SapCellRange& a, const SapCellRange& b) {
+    return a.u0 == b.u0 && a.u1 == b.u1 && a.v0 == b.v0 && a.v1 == b.v1;
+}
+
+/// Whether a cell range contains cell (u, v).
+inline bool coversCell(const SapCellRange& r, std::int32_t u, std::int32_t v) {
+    return r.u0 <= u && u <= r.u1 && r.v0 <= v && v <= r.v1;
+}
+
+/// A box as the cells are filled from it, by slot: its bounds in sweep coordinates, its filter
+/// and the cells it covers. One cache line, so that filling a cell reads one line per entry.
+struct alignas(cCacheLineBytes) SlotBox {
+    float minS, maxS, minU, maxU, minV, maxV; ///< As in CellEntry.
+    std::uint32_t slot;                       ///< The box's slot.
+    std::uint32_t group, mask;                ///< Collision filter.
+    SapCellRange cells;                       ///< Cells covered; cNoCells when the box is not bucketed.
+
+    /// The entry of this box in cell (u, v), one of its cells.
+    CellEntry entryIn(std::int32_t u, std::int32_t v) const {
+        return CellEntry{minS, maxS, minU, maxU, minV, maxV, slot, sapCornerBits(cells, u, v), group, mask};
+    }
+};
+
+/// A box whose cells changed since the cells were last filled, with the cells it covered then.
+struct MovedBox {
+    std::uint32_t slot;  ///< The box's slot.
+    SapCellRange before; ///< Its cells at the last fill (cNoCells when it was in none).
+};
+
+/// Fills the cells again from the last fill on the same grid, for boxes that moved a little
+/// since: each cell keeps its entries whose boxes still cover it, with their new bounds, takes
+/// in the boxes that moved into it, and is sorted again. Boxes that moved a little keep nearly
+/// the same order within a cell, so an insertion sort costs about one pass, and every array is
+/// read and written in order but the boxes, which are read one cache line per entry. This
+/// replaces a radix sort of every box and a scatter of each into its cells; the entries and
+/// their order within a cell by lower bound are the same (ties may be ordered differently).
+class CellRefill {
+public:
+    /// Empties the moved-box lists of `threads` threads for a new update.
+    void beginUpdate(int threads);
+
+    /// Thread `thread`'s list of moved boxes, filled in slot order over a contiguous run of slots.
+    std::vector<MovedBox>& moved(int thread) { return m_moved[static_cast<std::size_t>(thread)].value; }
+
+    /// Moved boxes in all lists.
+    std::size_t movedCount() const;
+
+    /// Fills entries and cellStart (cellCount + 1 offsets) with the cells of `previous` and
+    /// `previousStart`, last filled on `grid` from the boxes' previous cells as the moved lists
+    /// give them, for the boxes now in `boxes` (indexed by slot), on up to `threads` threads.
+    void refill(const SapGrid& grid, const SlotBox* boxes, const std::vector<CellEntry>& previous,
+                const std::vector<std::uint32_t>& previousStart, std::vector<CellEntry>& entries,
+                std::vector<std::uint32_t>& cellStart, int threads);
+
+private:
+    /// From the moved lists: each cell's new size, into cellStart, and the boxes entering it.
+    void countMoves(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousStart,
+                    std::vector<std::uint32_t>& cellStart);
+    /// Fills one cell.
+    void refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes, const CellEntry* previous,
+                    std::uint32_t previousCount, CellEntry* out, std::vector<CellEntry>& entering) const;
+
+    std::vector<CacheLinePadded<std::vector<MovedBox>>> m_moved;     // per thread
+    std::vector<std::uint32_t> m_leaving;                            // per cell: entries whose boxes left it
+    std::vector<std::uint32_t> m_enterStart;                         // cellCount + 1 offsets into m_enterSlots
+    std::vector<std::uint32_t> m_enterCursor;                        // per cell: next free place while filling
+    std::vector<std::uint32_t> m_enterSlots;                         // boxes entering each cell, by cell
+    std::vector<CacheLinePadded<std::vector<CellEntry>>> m_entering; // per thread: one cell's entering entries
+};
+
+} // namespace bulletgpu

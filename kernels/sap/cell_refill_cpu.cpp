@@ -18,13 +18,12 @@ constexpr std::uint32_t cPrefetchDistance = 32;
 constexpr int cCellsPerChunk = 16;
 /// An insertion sort that has moved entries this many times the cell's size gives way to std::sort.
 constexpr std::uint64_t cInsertionMovesPerEntry = 8;
-/// Entering entries up to this many are sorted by insertion.
-constexpr std::size_t cInsertionSortEntering = 16;
 
 bool byLowerBound(const CellEntry& a, const CellEntry& b) { return a.minS < b.minS; }
 
 /// Sorts entries[0, count) by lower bound by insertion, stable, unless that takes more than
-/// cInsertionMovesPerEntry moves per entry, in which case std::sort finishes the job.
+/// cInsertionMovesPerEntry moves per entry, in which case std::sort finishes the job: cheap
+/// for nearly sorted cells and for the few entries entering a cell, bounded for the rest.
 void sortNearlySorted(CellEntry* entries, std::uint32_t count) {
     const std::uint64_t budget = cInsertionMovesPerEntry * count;
     std::uint64_t moves = 0;
@@ -42,20 +41,6 @@ void sortNearlySorted(CellEntry* entries, std::uint32_t count) {
             std::sort(entries, entries + count, byLowerBound);
             return;
         }
-    }
-}
-
-/// Sorts a cell's few entering entries by lower bound.
-void sortEntering(std::vector<CellEntry>& entering) {
-    if (entering.size() > cInsertionSortEntering) {
-        std::sort(entering.begin(), entering.end(), byLowerBound);
-        return;
-    }
-    for (std::size_t i = 1; i < entering.size(); ++i) {
-        const CellEntry key = entering[i];
-        std::size_t j = i;
-        for (; j > 0 && key.minS < entering[j - 1].minS; --j) entering[j] = entering[j - 1];
-        entering[j] = key;
     }
 }
 
@@ -122,8 +107,8 @@ void CellRefill::countMoves(const SapGrid& grid, const SlotBox* boxes, const std
 
 void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes, const CellEntry* previous,
                             std::uint32_t previousCount, CellEntry* out, std::vector<CellEntry>& entering) const {
-    const auto u = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(grid.cellsU));
-    const auto v = static_cast<std::int32_t>(cell / static_cast<std::uint32_t>(grid.cellsU));
+    const std::int32_t u = sapCellColumn(grid, cell);
+    const std::int32_t v = sapCellRow(grid, cell);
     std::uint32_t kept = 0;
     for (std::uint32_t i = 0; i < previousCount; ++i) {
         if (i + cPrefetchDistance < previousCount) __builtin_prefetch(&boxes[previous[i + cPrefetchDistance].slot]);
@@ -137,7 +122,7 @@ void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotB
         entering.push_back(boxes[m_enterSlots[k]].entryIn(u, v));
     }
     if (entering.empty()) return;
-    sortEntering(entering);
+    sortNearlySorted(entering.data(), static_cast<std::uint32_t>(entering.size()));
     // Merge from the back, so that the kept entries move at most once.
     std::size_t from = kept, in = entering.size(), to = kept + entering.size();
     while (in > 0) {

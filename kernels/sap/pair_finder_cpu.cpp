@@ -443,8 +443,8 @@ bool PairFinderCpu::validate() const {
     for (const SlotBox& box : m_boxes) expectedEntries += box.cells.count();
     if (expectedEntries != m_cellStart[m_grid.cellCount()]) return false;
     for (std::uint32_t cell = 0; cell < m_grid.cellCount(); ++cell) {
-        const auto u = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(m_grid.cellsU));
-        const auto v = static_cast<std::int32_t>(cell / static_cast<std::uint32_t>(m_grid.cellsU));
+        const std::int32_t u = sapCellColumn(m_grid, cell);
+        const std::int32_t v = sapCellRow(m_grid, cell);
         for (std::uint32_t i = m_cellStart[cell]; i < m_cellStart[cell + 1]; ++i) {
             const CellEntry& entry = m_entries[i];
             if (entry.slot >= m_boxes.size()) return false;

@@ -106,6 +106,16 @@ BULLETGPU_HD std::uint32_t sapCellIndex(const SapGrid& grid, std::int32_t u, std
     return static_cast<std::uint32_t>(v) * static_cast<std::uint32_t>(grid.cellsU) + static_cast<std::uint32_t>(u);
 }
 
+/// Column of a cell index (the inverse of sapCellIndex).
+BULLETGPU_HD std::int32_t sapCellColumn(const SapGrid& grid, std::uint32_t cell) {
+    return static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(grid.cellsU));
+}
+
+/// Row of a cell index (the inverse of sapCellIndex).
+BULLETGPU_HD std::int32_t sapCellRow(const SapGrid& grid, std::uint32_t cell) {
+    return static_cast<std::int32_t>(cell / static_cast<std::uint32_t>(grid.cellsU));
+}
+
 /// Both bits of sapCornerBits.
 constexpr std::uint32_t cBothCorners = 3;
 

@@ -85,10 +85,15 @@ bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVect
     if (sameBits(proxy->m_aabbMin, aabbMin) && sameBits(proxy->m_aabbMax, aabbMax)) return filterChanged;
     proxy->m_aabbMin = aabbMin;
     proxy->m_aabbMax = aabbMax;
+#ifdef BT_USE_DOUBLE_PRECISION
     double lo[3], hi[3];
     toDoubles(aabbMin, lo);
     toDoubles(aabbMax, hi);
     const bool boxChanged = m_boxes.update(slot, lo, hi);
+#else
+    // Float bounds are kept as they are: no rounding to do.
+    const bool boxChanged = m_boxes.updateFloat(slot, aabbMin.m_floats, aabbMax.m_floats);
+#endif
     return boxChanged || filterChanged;
 }
 

@@ -37,7 +37,8 @@ btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
 struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
         : config(config), ownedCache(config.pairCache == nullptr ? new btHashedOverlappingPairCache() : nullptr),
-          cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()), sync(table, *cache) {
+          cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
+          sync(table, *cache, config.threads) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});

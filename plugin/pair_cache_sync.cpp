@@ -2,15 +2,19 @@
 #include "plugin/pair_cache_sync.h"
 
 #include "kernels/common/aabb_ops.h"
+#include "kernels/common/omp_team.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+
+#include <omp.h>
 
 #include <algorithm>
 #include <cassert>
 
 namespace bulletgpu {
 
-PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache) : m_table(table), m_cache(cache) {}
+PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, int threads)
+    : m_table(table), m_cache(cache), m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
 
 void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b, bool recordEdit) {
     SlotProxy* pa = m_table.proxy(a);
@@ -40,6 +44,32 @@ void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std:
 }
 
 void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatcher) {
+    const std::size_t changes = deltas.lost.size() + deltas.found.size();
+    if (m_threads < 2 || changes < cParallelChanges) {
+        applyDeltasInOneThread(deltas, dispatcher);
+        return;
+    }
+    // Bullet's cache is changed by the calling thread alone, while a second thread keeps the
+    // partner lists, which only this class reads, in step; the pairs the cache refused are
+    // unlinked afterwards.
+    m_refused.clear();
+    std::size_t notLinked = 0;
+#pragma omp parallel num_threads(threadsForRegion(2))
+    {
+        const bool alone = omp_get_num_threads() == 1;
+        if (omp_get_thread_num() == 0) applyDeltasToCache(deltas, dispatcher);
+        if (alone || omp_get_thread_num() == 1) notLinked = applyDeltasToPartners(deltas);
+    }
+    assert(notLinked == 0 && "the finder lost a pair that the cache did not hold");
+    for (const std::uint64_t key : m_refused) {
+        m_table.unlink(pairLow(key), pairHigh(key));
+        m_edits[key] = false;
+    }
+    m_pairCount += deltas.found.size() - m_refused.size();
+    m_pairCount -= deltas.lost.size() - notLinked;
+}
+
+void PairCacheSync::applyDeltasInOneThread(const PairDeltas& deltas, btDispatcher* dispatcher) {
     // The pairs touch proxies in scattered order: fetch a few pairs ahead.
     constexpr std::size_t cAhead = 8;
     for (std::size_t i = 0; i < deltas.lost.size(); ++i) {
@@ -50,6 +80,29 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
         prefetchProxies(deltas.found, i + cAhead);
         addPair(pairLow(deltas.found[i]), pairHigh(deltas.found[i]), false);
     }
+}
+
+void PairCacheSync::applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher) {
+    constexpr std::size_t cAhead = 8;
+    for (std::size_t i = 0; i < deltas.lost.size(); ++i) {
+        prefetchProxies(deltas.lost, i + cAhead);
+        m_cache.removeOverlappingPair(m_table.proxy(pairLow(deltas.lost[i])), m_table.proxy(pairHigh(deltas.lost[i])),
+                                      dispatcher);
+    }
+    for (std::size_t i = 0; i < deltas.found.size(); ++i) {
+        prefetchProxies(deltas.found, i + cAhead);
+        const std::uint64_t key = deltas.found[i];
+        if (m_cache.addOverlappingPair(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key))) == nullptr) {
+            m_refused.push_back(key);
+        }
+    }
+}
+
+std::size_t PairCacheSync::applyDeltasToPartners(const PairDeltas& deltas) {
+    std::size_t notLinked = 0;
+    for (const std::uint64_t key : deltas.lost) notLinked += m_table.unlink(pairLow(key), pairHigh(key)) ? 0 : 1;
+    for (const std::uint64_t key : deltas.found) m_table.link(pairLow(key), pairHigh(key));
+    return notLinked;
 }
 
 void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {

@@ -51,6 +51,7 @@ struct Broadphase::Impl {
             plan = choice.plan(0, SlabPlan{});
             finder = createFinder(choice, plan);
         }
+        finder->setLostPairSink(&sync);
         if (config.logBackendChoice) logLine(choice.reason);
     }
 
@@ -65,6 +66,7 @@ struct Broadphase::Impl {
             return;
         }
         finder = std::move(created);
+        finder->setLostPairSink(&sync);
         plan = next;
         sync.clearEdits();
         finder->applyEdits(sync.currentPairs(), {});
@@ -173,10 +175,13 @@ void Broadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         const SlabPlan next = impl.choice.plan(impl.table.liveCount(), impl.plan);
         if (next != impl.plan) impl.switchTo(next);
         impl.sync.flushEdits(*impl.finder);
+        impl.sync.beginUpdate(dispatcher);
+        impl.deltas.lostTaken = false;
         impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
     } catch (const std::exception& error) {
         if (impl.finder->backend() != Backend::Cuda) throw;
         impl.fallBackToCpu(error);
+        impl.deltas.lostTaken = false;
         impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
     }
     impl.lastUpdateMs = millisecondsSince(start);

@@ -16,25 +16,19 @@ namespace bulletgpu {
 PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, int threads)
     : m_table(table), m_cache(cache), m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
 
-void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b, bool recordEdit) {
-    SlotProxy* pa = m_table.proxy(a);
-    SlotProxy* pb = m_table.proxy(b);
+void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b) {
     assert(!m_table.linked(a, b));
-    if (m_cache.addOverlappingPair(pa, pb) == nullptr) {
-        // Refused by the cache's filter: the finder must forget it, so it is offered again.
-        if (!recordEdit) m_edits[pairKey(a, b)] = false;
-        return;
-    }
+    if (m_cache.addOverlappingPair(m_table.proxy(a), m_table.proxy(b)) == nullptr) return;
     m_table.link(a, b);
     ++m_pairCount;
-    if (recordEdit) m_edits[pairKey(a, b)] = true;
+    m_edits[pairKey(a, b)] = true;
 }
 
-void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* dispatcher, bool recordEdit) {
+void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* dispatcher) {
     if (!m_table.unlink(a, b)) return;
     m_cache.removeOverlappingPair(m_table.proxy(a), m_table.proxy(b), dispatcher);
     --m_pairCount;
-    if (recordEdit) m_edits[pairKey(a, b)] = false;
+    m_edits[pairKey(a, b)] = false;
 }
 
 void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t at) const {
@@ -43,24 +37,26 @@ void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std:
     __builtin_prefetch(m_table.proxy(pairHigh(keys[at])));
 }
 
+void PairCacheSync::takeLost(const std::vector<std::uint64_t>& lost) { removeFromCache(lost, m_dispatcher); }
+
 void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatcher) {
-    const std::size_t changes = deltas.lost.size() + deltas.found.size();
-    if (m_threads < 2 || changes < cParallelChanges) {
-        applyDeltasInOneThread(deltas, dispatcher);
-        return;
-    }
-    // Bullet's cache is changed by the calling thread alone, while a second thread keeps the
-    // partner lists, which only this class reads, in step; the pairs the cache refused are
-    // unlinked afterwards.
     m_refused.clear();
     std::size_t notLinked = 0;
+    if (m_threads < 2 || deltas.lost.size() + deltas.found.size() < cParallelChanges) {
+        applyDeltasToCache(deltas, dispatcher);
+        notLinked = applyDeltasToPartners(deltas);
+    } else {
+        // Bullet's cache is changed by the calling thread alone, while a second thread keeps
+        // the partner lists, which only this class reads, in step.
 #pragma omp parallel num_threads(threadsForRegion(2))
-    {
-        const bool alone = omp_get_num_threads() == 1;
-        if (omp_get_thread_num() == 0) applyDeltasToCache(deltas, dispatcher);
-        if (alone || omp_get_thread_num() == 1) notLinked = applyDeltasToPartners(deltas);
+        {
+            const bool alone = omp_get_num_threads() == 1;
+            if (omp_get_thread_num() == 0) applyDeltasToCache(deltas, dispatcher);
+            if (alone || omp_get_thread_num() == 1) notLinked = applyDeltasToPartners(deltas);
+        }
     }
     assert(notLinked == 0 && "the finder lost a pair that the cache did not hold");
+    // Pairs the cache's filter refused: the finder must forget them, so they are offered again.
     for (const std::uint64_t key : m_refused) {
         m_table.unlink(pairLow(key), pairHigh(key));
         m_edits[key] = false;
@@ -69,26 +65,18 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
     m_pairCount -= deltas.lost.size() - notLinked;
 }
 
-void PairCacheSync::applyDeltasInOneThread(const PairDeltas& deltas, btDispatcher* dispatcher) {
+void PairCacheSync::removeFromCache(const std::vector<std::uint64_t>& keys, btDispatcher* dispatcher) {
     // The pairs touch proxies in scattered order: fetch a few pairs ahead.
     constexpr std::size_t cAhead = 8;
-    for (std::size_t i = 0; i < deltas.lost.size(); ++i) {
-        prefetchProxies(deltas.lost, i + cAhead);
-        removePair(pairLow(deltas.lost[i]), pairHigh(deltas.lost[i]), dispatcher, false);
-    }
-    for (std::size_t i = 0; i < deltas.found.size(); ++i) {
-        prefetchProxies(deltas.found, i + cAhead);
-        addPair(pairLow(deltas.found[i]), pairHigh(deltas.found[i]), false);
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        prefetchProxies(keys, i + cAhead);
+        m_cache.removeOverlappingPair(m_table.proxy(pairLow(keys[i])), m_table.proxy(pairHigh(keys[i])), dispatcher);
     }
 }
 
 void PairCacheSync::applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher) {
+    if (!deltas.lostTaken) removeFromCache(deltas.lost, dispatcher);
     constexpr std::size_t cAhead = 8;
-    for (std::size_t i = 0; i < deltas.lost.size(); ++i) {
-        prefetchProxies(deltas.lost, i + cAhead);
-        m_cache.removeOverlappingPair(m_table.proxy(pairLow(deltas.lost[i])), m_table.proxy(pairHigh(deltas.lost[i])),
-                                      dispatcher);
-    }
     for (std::size_t i = 0; i < deltas.found.size(); ++i) {
         prefetchProxies(deltas.found, i + cAhead);
         const std::uint64_t key = deltas.found[i];
@@ -107,7 +95,7 @@ std::size_t PairCacheSync::applyDeltasToPartners(const PairDeltas& deltas) {
 
 void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {
     proxy.partners.copySorted(m_scratch);
-    for (std::uint32_t other : m_scratch) removePair(proxy.slot(), other, dispatcher, true);
+    for (std::uint32_t other : m_scratch) removePair(proxy.slot(), other, dispatcher);
 }
 
 void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t>& partners, btDispatcher* dispatcher) {
@@ -116,10 +104,10 @@ void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t
     auto next = partners.begin();
     for (std::uint32_t other : m_scratch) {
         next = std::lower_bound(next, partners.end(), other);
-        if (next == partners.end() || *next != other) removePair(proxy.slot(), other, dispatcher, true);
+        if (next == partners.end() || *next != other) removePair(proxy.slot(), other, dispatcher);
     }
     for (std::uint32_t other : partners) {
-        if (!std::binary_search(m_scratch.begin(), m_scratch.end(), other)) addPair(proxy.slot(), other, true);
+        if (!std::binary_search(m_scratch.begin(), m_scratch.end(), other)) addPair(proxy.slot(), other);
     }
 }
 

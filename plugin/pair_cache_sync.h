@@ -20,13 +20,25 @@ namespace bulletgpu {
 /// once per real change. Changes made between updates (destroyed proxies, immediate ghost
 /// queries, pairs the cache refused) are remembered as edits and handed to the finder
 /// before its next update, so its next difference starts from what the cache holds.
-class PairCacheSync {
+///
+/// An update's Bullet work overlaps the finder's: the lost pairs leave the cache while the
+/// finder's other threads sweep (takeLost), and the partner lists follow on a second thread
+/// while the found pairs enter the cache (applyDeltas).
+class PairCacheSync final : public LostPairSink {
 public:
     /// Works on this table's proxies and this cache, with up to `threads` threads (0: OpenMP's
     /// default); the cache itself is only ever changed by the calling thread.
     PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, int threads);
 
-    /// Applies an update's lost pairs, then its found pairs, to the cache. With two threads or
+    /// Names the dispatcher the next update's lost pairs are removed with (see takeLost).
+    void beginUpdate(btDispatcher* dispatcher) { m_dispatcher = dispatcher; }
+
+    /// Removes lost pairs from the cache during the finder's update, on the calling thread, with
+    /// the dispatcher given to beginUpdate; applyDeltas then only unlinks them.
+    void takeLost(const std::vector<std::uint64_t>& lost) override;
+
+    /// Applies an update's lost pairs (unless takeLost removed them), then its found pairs, to
+    /// the cache. With two threads or
     /// more, a second thread keeps the partner lists meanwhile.
     void applyDeltas(const PairDeltas& deltas, btDispatcher* dispatcher);
 
@@ -52,14 +64,18 @@ private:
     /// Fewer changes than this are applied by the calling thread alone.
     static constexpr std::size_t cParallelChanges = 512;
 
-    void applyDeltasInOneThread(const PairDeltas& deltas, btDispatcher* dispatcher);
-    /// The cache's side of applyDeltas: removals, then additions; refusals go to m_refused.
+    /// Removes pairs from the cache alone.
+    void removeFromCache(const std::vector<std::uint64_t>& keys, btDispatcher* dispatcher);
+    /// The cache's side of applyDeltas: removals unless taken, then additions; refusals go to
+    /// m_refused.
     void applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher);
     /// The partner lists' side of applyDeltas; returns how many lost pairs were not linked.
     std::size_t applyDeltasToPartners(const PairDeltas& deltas);
     void prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t at) const;
-    void addPair(std::uint32_t a, std::uint32_t b, bool recordEdit);
-    void removePair(std::uint32_t a, std::uint32_t b, btDispatcher* dispatcher, bool recordEdit);
+    /// Adds a pair outside an update, as an edit for the finder.
+    void addPair(std::uint32_t a, std::uint32_t b);
+    /// Removes a pair outside an update, as an edit for the finder.
+    void removePair(std::uint32_t a, std::uint32_t b, btDispatcher* dispatcher);
 
     ProxyTable& m_table;
     btOverlappingPairCache& m_cache;
@@ -69,6 +85,7 @@ private:
     std::vector<std::uint32_t> m_scratch;
     std::uint64_t m_pairCount = 0;
     int m_threads;
+    btDispatcher* m_dispatcher = nullptr; // for takeLost
 };
 
 } // namespace bulletgpu

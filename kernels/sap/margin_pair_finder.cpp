@@ -133,6 +133,7 @@ void MarginPairFinder::update(BoxStore& boxes, bool filterGroups, PairDeltas& de
     if (m_chooser.useMargins()) {
         updateWithMargins(boxes, filterGroups, deltas);
     } else {
+        m_inner->setLostPairSink(m_lostSink);
         m_inner->update(boxes, filterGroups, deltas);
         m_stats = m_inner->stats();
     }
@@ -189,6 +190,7 @@ void MarginPairFinder::updateWithMargins(BoxStore& boxes, bool filterGroups, Pai
     auto start = Clock::now();
     refreshMarginBoxes(boxes);
     double marginMs = millisecondsSince(start);
+    m_inner->setLostPairSink(nullptr);
     m_inner->update(m_margins, filterGroups, m_innerDeltas);
     start = Clock::now();
     const std::uint64_t retests = retestCandidates(boxes, deltas);

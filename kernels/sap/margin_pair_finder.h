@@ -45,6 +45,9 @@ public:
     void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) override;
     void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) override;
     void setOwnership(const PairOwnership& window) override;
+    /// Handed on to the inner finder while it sweeps the real boxes (no margins); updates with
+    /// margins find the lost pairs by re-testing and report them in the deltas alone.
+    void setLostPairSink(LostPairSink* sink) override { m_lostSink = sink; }
     void reset() override;
     std::uint64_t pairCount() const override { return m_chooser.useMargins() ? m_pairCount : m_inner->pairCount(); }
     const PairFinderStats& stats() const override { return m_stats; }
@@ -110,6 +113,7 @@ private:
     bool overlapsNow(const BoxStore& boxes, std::uint32_t a, std::uint32_t b) const;
 
     std::unique_ptr<PairFinder> m_inner;
+    LostPairSink* m_lostSink = nullptr;
     int m_threads;
     BoxStore m_margins;                  // margin boxes, floats, swept by m_inner
     std::vector<FloatBox> m_real;        // real float boxes by slot; NaN for unusable or free slots

@@ -18,6 +18,20 @@ namespace bulletgpu {
 struct PairDeltas {
     std::vector<std::uint64_t> found; ///< Pairs overlapping now and not at the last update.
     std::vector<std::uint64_t> lost;  ///< Pairs overlapping at the last update and not now.
+    /// The update already handed `lost` to the finder's LostPairSink (the caller sets it false
+    /// before each update; a finder that calls the sink sets it true).
+    bool lostTaken = false;
+};
+
+/// Takes an update's lost pairs while the update goes on, so that the caller's work on them
+/// (removing them from a pair cache, which is serial) overlaps the finder's sweep.
+class LostPairSink {
+public:
+    virtual ~LostPairSink() = default;
+    /// Called at most once per update, inside it, on the thread that called update(), while the
+    /// finder's other threads sweep; `lost` (sorted keys) is what deltas.lost will hold. Must
+    /// not throw, and must not touch the finder or the store.
+    virtual void takeLost(const std::vector<std::uint64_t>& lost) = 0;
 };
 
 /// Per-update counters and timings of a pair finder.
@@ -33,7 +47,7 @@ struct PairFinderStats {
     double classifyMs = 0;         ///< Grid choice, cell ranges and huge list.
     double sortMs = 0;             ///< Endpoint sort and bucketing into cells, or refilling them.
     bool cellsRefilled = false;    ///< The last full sweep's cells were refilled instead of sorted (CPU).
-    double sweepMs = 0;            ///< Sweeps and huge-object tests.
+    double sweepMs = 0;            ///< Sweeps and huge-object tests (and the LostPairSink, overlapping them).
     double diffMs = 0;             ///< Pair-key sort and the difference with the last update.
     double transferMs = 0;         ///< Host-device copies (CUDA only).
     bool skipped = false;          ///< Nothing had changed: the last result stood.
@@ -62,12 +76,13 @@ struct PairFinderStats {
 /// Remembers what the last full update saw, so that an update with nothing new is skipped.
 class UpdateGate {
 public:
-    /// Starts an update: empties the deltas and, when the store and the filter setting are as
-    /// the last recorded update saw them, consumes the dirty list, marks the stats skipped and
-    /// returns true (the last result stands).
+    /// Starts an update: empties the deltas (lostTaken false) and, when the store and the filter
+    /// setting are as the last recorded update saw them, consumes the dirty list, marks the stats
+    /// skipped and returns true (the last result stands).
     bool skip(BoxStore& boxes, bool filterGroups, PairDeltas& deltas, PairFinderStats& stats) const {
         deltas.found.clear();
         deltas.lost.clear();
+        deltas.lostTaken = false;
         if (boxes.revision() != m_revision || filterGroups != m_filterGroups) return false;
         stats.skipped = true;
         boxes.clearDirty();
@@ -117,6 +132,10 @@ public:
     /// that touch its ownership window, after uploadSharedStore(), and leaves the store's dirty
     /// list to the caller.
     virtual bool sharesStore() const { return false; }
+
+    /// Hands the lost pairs of later updates to `sink` during the update, where the finder can
+    /// (null: never). Finders that cannot ignore it and report the lost pairs in the deltas alone.
+    virtual void setLostPairSink(LostPairSink* /*sink*/) {}
 
     /// Sends the store's changed boxes to the copy the slab finders share; called once per update,
     /// before their update(), on a finder that sharesStore().

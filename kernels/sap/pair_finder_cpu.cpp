@@ -39,6 +39,7 @@ PairFinderCpu::PairFinderCpu(int threads)
     : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_tuner(m_threads), m_incremental(m_threads) {
     m_threadPairs.resize(static_cast<std::size_t>(m_threads));
     m_threadLanes.resize(static_cast<std::size_t>(m_threads));
+    m_threadKeys.resize(static_cast<std::size_t>(m_threads));
 }
 
 std::string PairFinderCpu::description() const {
@@ -141,12 +142,17 @@ void PairFinderCpu::update(BoxStore& boxes, bool filterGroups, PairDeltas& delta
     m_cellsFilled = true;
 
     start = Clock::now();
-    sweep(boxes, filterGroups);
+    const bool lostEarly = m_lostSink != nullptr && m_ownership.axis < 0;
+    if (lostEarly) findLost(boxes, filterGroups);
+    const double findLostMs = millisecondsSince(start);
+
+    start = Clock::now();
+    sweep(boxes, filterGroups, lostEarly);
     m_stats.sweepMs = millisecondsSince(start);
 
     start = Clock::now();
-    diff(boxes.size(), deltas);
-    m_stats.diffMs = millisecondsSince(start);
+    diff(boxes.size(), deltas, lostEarly);
+    m_stats.diffMs = findLostMs + millisecondsSince(start);
     if (boxes.size() >= cParallelThreshold) {
         m_tuner.record(m_stats.classifyMs + m_stats.sortMs + m_stats.sweepMs + m_stats.diffMs);
     }
@@ -324,7 +330,50 @@ void PairFinderCpu::bucketIntoCells() {
     m_stats.entries = m_cellStart[cells];
 }
 
-void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
+bool PairFinderCpu::stillPaired(const BoxStore& boxes, const BoxArraysView& view, std::uint32_t a, std::uint32_t b,
+                                bool filterGroups) const {
+    const SlotBox& boxA = m_boxes[a];
+    const SlotBox& boxB = m_boxes[b];
+    if (sameCells(boxA.cells, cNoCells) || sameCells(boxB.cells, cNoCells)) {
+        // Huge, unusable or freed: as the huge-box tests and the brute force decide.
+        return boxes.isUsable(a) && boxes.isUsable(b) && sapKeepsPair(view, m_ownership, a, b, filterGroups);
+    }
+    // Two bucketed boxes: the cell sweep's tests, on the same floats.
+    if (!(intervalsOverlap(boxA.minS, boxA.maxS, boxB.minS, boxB.maxS) &&
+          intervalsOverlap(boxA.minU, boxA.maxU, boxB.minU, boxB.maxU) &&
+          intervalsOverlap(boxA.minV, boxA.maxV, boxB.minV, boxB.maxV))) {
+        return false;
+    }
+    if (filterGroups && !groupsCollide(boxA.group, boxA.mask, boxB.group, boxB.mask)) return false;
+    return view.exactMin[0] == nullptr || sapAcceptPair(view, a, b, false);
+}
+
+void PairFinderCpu::findLost(const BoxStore& boxes, bool filterGroups) {
+    const BoxArraysView view = viewOf(boxes);
+    const auto count = static_cast<std::int64_t>(m_pairs.size());
+    for (auto& lost : m_threadKeys) lost.value.clear();
+#pragma omp parallel num_threads(m_activeThreads)
+    {
+        const int t = omp_get_thread_num();
+        const int team = omp_get_num_threads();
+        const std::int64_t begin = count * t / team;
+        const std::int64_t end = count * (t + 1) / team;
+        std::vector<std::uint64_t>& lost = m_threadKeys[static_cast<std::size_t>(t)].value;
+        // The pairs are sorted by their lower slot, so only the higher one is read at random.
+        for (std::int64_t k = begin; k < end; ++k) {
+            if (k + cPrefetchDistance < end) {
+                __builtin_prefetch(&m_boxes[pairHigh(m_pairs[static_cast<std::size_t>(k + cPrefetchDistance)])]);
+            }
+            const std::uint64_t key = m_pairs[static_cast<std::size_t>(k)];
+            if (!stillPaired(boxes, view, pairLow(key), pairHigh(key), filterGroups)) lost.push_back(key);
+        }
+    }
+    // Contiguous runs of the sorted set, in thread order: the lost pairs come out sorted.
+    m_lost.clear();
+    for (const auto& lost : m_threadKeys) m_lost.insert(m_lost.end(), lost.value.begin(), lost.value.end());
+}
+
+void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups, bool handLost) {
     const BoxArraysView view = viewOf(boxes);
     const std::int64_t cells = m_grid.cellCount();
     const auto slots = static_cast<std::int64_t>(m_boxes.size());
@@ -338,6 +387,13 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
         const auto thread = static_cast<std::size_t>(omp_get_thread_num());
         SweepOutput& out = m_threadPairs[thread].value;
         CellLanes& lanes = m_threadLanes[thread].value;
+
+        // The caller's work on the lost pairs runs on its own thread while the others take
+        // cells; it takes what cells are left when it is done.
+#pragma omp master
+        {
+            if (handLost) m_lostSink->takeLost(m_lost);
+        }
 
         // Bucketed boxes: sweep each cell; a pair is kept only by its reference cell.
 #pragma omp for schedule(dynamic, 16) nowait
@@ -385,7 +441,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups) {
     for (auto& lanes : m_threadLanes) lanes.value.makeRoom(cellRoom);
 }
 
-void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
+void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas, bool lostFound) {
     const auto parts = static_cast<std::int64_t>(m_threadPairs.size());
     m_partStart.resize(static_cast<std::size_t>(parts) + 1);
     m_partStart[0] = 0;
@@ -404,18 +460,49 @@ void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas) {
     const int bits = bitWidth(slotCount == 0 ? 0 : slotCount - 1);
     m_sorter.sortKeys64(m_newPairs, total, bits, bits, m_activeThreads);
 
-    // The found and the lost pairs are two independent merges.
-#pragma omp parallel sections num_threads(std::min(m_activeThreads, 2))
-    {
-#pragma omp section
-        std::set_difference(m_newPairs.begin(), m_newPairs.end(), m_pairs.begin(), m_pairs.end(),
-                            std::back_inserter(deltas.found));
-#pragma omp section
+    if (lostFound) {
+        findFound(deltas.found);
+        deltas.lost.assign(m_lost.begin(), m_lost.end());
+        deltas.lostTaken = true;
+#if defined(BULLETGPU_VALIDATE)
+        std::vector<std::uint64_t> lost;
         std::set_difference(m_pairs.begin(), m_pairs.end(), m_newPairs.begin(), m_newPairs.end(),
-                            std::back_inserter(deltas.lost));
+                            std::back_inserter(lost));
+        assert(lost == m_lost && "the lost pairs found before the sweep are not the ones it lost");
+#endif
+    } else {
+        // The found and the lost pairs are two independent merges.
+#pragma omp parallel sections num_threads(std::min(m_activeThreads, 2))
+        {
+#pragma omp section
+            std::set_difference(m_newPairs.begin(), m_newPairs.end(), m_pairs.begin(), m_pairs.end(),
+                                std::back_inserter(deltas.found));
+#pragma omp section
+            std::set_difference(m_pairs.begin(), m_pairs.end(), m_newPairs.begin(), m_newPairs.end(),
+                                std::back_inserter(deltas.lost));
+        }
     }
     m_pairs.swap(m_newPairs);
     m_stats.pairs = m_pairs.size();
+}
+
+void PairFinderCpu::findFound(std::vector<std::uint64_t>& found) {
+    // Each thread merges a run of the new set with the run of the last set between the same keys.
+    const auto total = static_cast<std::int64_t>(m_newPairs.size());
+    for (auto& keys : m_threadKeys) keys.value.clear();
+#pragma omp parallel num_threads(m_activeThreads)
+    {
+        const int t = omp_get_thread_num();
+        const int team = omp_get_num_threads();
+        const auto begin = m_newPairs.begin() + total * t / team;
+        const auto end = m_newPairs.begin() + total * (t + 1) / team;
+        const auto lastBegin =
+            begin == m_newPairs.end() ? m_pairs.end() : std::lower_bound(m_pairs.begin(), m_pairs.end(), *begin);
+        const auto lastEnd = end == m_newPairs.end() ? m_pairs.end() : std::lower_bound(lastBegin, m_pairs.end(), *end);
+        std::vector<std::uint64_t>& keys = m_threadKeys[static_cast<std::size_t>(t)].value;
+        std::set_difference(begin, end, lastBegin, lastEnd, std::back_inserter(keys));
+    }
+    for (const auto& keys : m_threadKeys) found.insert(found.end(), keys.value.begin(), keys.value.end());
 }
 
 void PairFinderCpu::applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) {

@@ -29,6 +29,10 @@ public:
     void update(BoxStore& boxes, bool filterGroups, PairDeltas& deltas) override;
     void applyEdits(const std::vector<std::uint64_t>& added, const std::vector<std::uint64_t>& removed) override;
     void setOwnership(const PairOwnership& window) override;
+    /// A full sweep finds the lost pairs before it sweeps, by testing the last pair set on the
+    /// new boxes, and hands them to the sink on the calling thread while the other threads sweep.
+    /// Partitioned finders (an ownership window set) and incremental updates do not.
+    void setLostPairSink(LostPairSink* sink) override { m_lostSink = sink; }
     void reset() override;
     std::uint64_t pairCount() const override { return m_pairs.size(); }
     const std::vector<std::uint64_t>* hostPairs() const override { return &m_pairs; }
@@ -52,10 +56,20 @@ private:
     void bucketIntoCells();
     /// Refills the last full sweep's cells (CellRefill).
     void refillCells();
-    /// Sweeps every cell and tests huge boxes against all others, into m_threadPairs.
-    void sweep(const BoxStore& boxes, bool filterGroups);
-    /// Gathers, sorts and diffs the pairs against the last update.
-    void diff(std::uint32_t slotCount, PairDeltas& deltas);
+    /// Finds the pairs of the last set that this update loses, into m_lost (sorted), from the
+    /// boxes classify() recorded: those that no longer pass what the sweep tests.
+    void findLost(const BoxStore& boxes, bool filterGroups);
+    /// Whether the pair of slots a and b passes this update's tests (see findLost).
+    bool stillPaired(const BoxStore& boxes, const BoxArraysView& view, std::uint32_t a, std::uint32_t b,
+                     bool filterGroups) const;
+    /// Appends the pairs of m_newPairs (sorted) that are not in m_pairs to `found`, on the threads.
+    void findFound(std::vector<std::uint64_t>& found);
+    /// Sweeps every cell and tests huge boxes against all others, into m_threadPairs; with
+    /// handLost, the calling thread first hands m_lost to the sink while the others start.
+    void sweep(const BoxStore& boxes, bool filterGroups, bool handLost);
+    /// Gathers, sorts and diffs the pairs against the last update; with lostFound, the lost pairs
+    /// are m_lost and only the found ones are computed.
+    void diff(std::uint32_t slotCount, PairDeltas& deltas, bool lostFound);
     /// Updates only the pairs of the boxes that changed, from the last full sweep's cells;
     /// returns false when too many boxes changed since that sweep.
     bool updateIncrementally(const BoxStore& boxes, bool filterGroups, PairDeltas& deltas);
@@ -95,6 +109,9 @@ private:
     CellRefill m_refill;
     std::vector<CacheLinePadded<CellLanes>> m_threadLanes; // each thread's sweep scratch
     std::vector<CacheLinePadded<SweepOutput>> m_threadPairs;
+    LostPairSink* m_lostSink = nullptr;
+    std::vector<CacheLinePadded<std::vector<std::uint64_t>>> m_threadKeys; // findLost's and findFound's, per thread
+    std::vector<std::uint64_t> m_lost;     // pairs of m_pairs this update loses, when found before the sweep
     std::vector<std::uint64_t> m_pairs;    // current pair set, sorted
     std::vector<std::uint64_t> m_newPairs; // scratch for the next set
     std::vector<std::size_t> m_partStart;  // where each thread's pairs go in m_newPairs

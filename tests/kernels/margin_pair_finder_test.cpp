@@ -150,6 +150,44 @@ TEST_CASE("MarginPairFinder: margin boxes give brute force's pairs and deltas on
     if (speed < 0.01) CHECK(quietFrames > 20); // slow boxes stay inside their margin boxes
 }
 
+TEST_CASE("MarginPairFinder: hands the lost pairs to a sink only while it sweeps the real boxes", "[sap]") {
+    struct CountingSink final : LostPairSink {
+        std::vector<std::uint64_t> lost;
+        int calls = 0;
+        void takeLost(const std::vector<std::uint64_t>& keys) override {
+            ++calls;
+            lost = keys;
+        }
+    };
+    const bool margins = GENERATE(false, true);
+    CAPTURE(margins);
+    DriftingScene scene(SceneKind::Uniform, 3000, false, 0.03, 61);
+    MarginPairFinder finder(std::make_unique<PairFinderCpu>(2), 2, margins ? MarginBoxes::On : MarginBoxes::Off);
+    CountingSink sink;
+    finder.setLostPairSink(&sink);
+    std::vector<std::uint64_t> previous;
+    int taken = 0;
+    for (int frame = 0; frame < 10; ++frame) {
+        CAPTURE(frame);
+        if (frame > 0) scene.step(2);
+        sink.calls = 0;
+        PairDeltas deltas;
+        finder.update(scene.store, true, deltas);
+        checkUpdate(finder, deltas, scene.store, previous);
+        if (margins) {
+            REQUIRE(sink.calls == 0);
+            REQUIRE_FALSE(deltas.lostTaken);
+        } else if (deltas.lostTaken) {
+            REQUIRE(sink.calls == 1);
+            REQUIRE(sink.lost == deltas.lost);
+            ++taken;
+        } else {
+            REQUIRE(sink.calls == 0);
+        }
+    }
+    if (!margins) CHECK(taken >= 9);
+}
+
 TEST_CASE("MarginPairFinder: large scenes re-test and refresh on several threads", "[sap]") {
     // 10,000 boxes, all moving: the refresh, the merge and the re-tests split across two threads.
     const bool exact = GENERATE(false, true);

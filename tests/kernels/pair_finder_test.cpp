@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <limits>
+#include <thread>
 
 using namespace bulletgpu;
 using namespace bulletgpu::test;
@@ -17,8 +18,30 @@ namespace {
 constexpr double cInf = std::numeric_limits<double>::infinity();
 constexpr double cNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// Runs one update and checks the finder's set and deltas against brute force.
-void updateAndCheck(PairFinderCpu& finder, BoxStore& store, bool filterGroups, std::vector<std::uint64_t>& previous) {
+/// Records the lost pairs a finder hands over during its updates.
+struct RecordingSink final : LostPairSink {
+    std::vector<std::uint64_t> lost; ///< The last list handed over.
+    int calls = 0;                   ///< Calls since the counter was last reset.
+    int takenUpdates = 0;            ///< Updates that handed their lost pairs over.
+    bool onCallingThread = true;     ///< Every call came on the thread that called update().
+    std::thread::id caller;          ///< That thread.
+
+    void takeLost(const std::vector<std::uint64_t>& keys) override {
+        ++calls;
+        lost = keys;
+        onCallingThread = onCallingThread && std::this_thread::get_id() == caller;
+    }
+};
+
+/// Runs one update and checks the finder's set and deltas against brute force, and, with a
+/// sink, that an update which handed its lost pairs over did so once, on this thread, with
+/// the lost pairs of the deltas.
+void updateAndCheck(PairFinderCpu& finder, BoxStore& store, bool filterGroups, std::vector<std::uint64_t>& previous,
+                    RecordingSink* sink = nullptr) {
+    if (sink != nullptr) {
+        sink->calls = 0;
+        sink->caller = std::this_thread::get_id();
+    }
     PairDeltas deltas;
     finder.update(store, filterGroups, deltas);
     REQUIRE(finder.validate());
@@ -27,6 +50,16 @@ void updateAndCheck(PairFinderCpu& finder, BoxStore& store, bool filterGroups, s
     const PairDeltas wanted = deltasBetween(previous, expected);
     REQUIRE(deltas.found == wanted.found);
     REQUIRE(deltas.lost == wanted.lost);
+    if (sink == nullptr) {
+        REQUIRE_FALSE(deltas.lostTaken);
+    } else if (deltas.lostTaken) {
+        REQUIRE(sink->calls == 1);
+        REQUIRE(sink->lost == deltas.lost);
+        REQUIRE(sink->onCallingThread);
+        ++sink->takenUpdates;
+    } else {
+        REQUIRE(sink->calls == 0);
+    }
     previous = expected;
 }
 
@@ -45,14 +78,18 @@ TEST_CASE("PairFinderCpu: random scenes equal brute force under churn", "[sap]")
         GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 2, 100, 1000, 5000);
     const bool exact = GENERATE(false, true);
-    CAPTURE(sceneName(kind), n, exact);
+    const bool withSink = GENERATE(false, true);
+    CAPTURE(sceneName(kind), n, exact, withSink);
     SceneGenerator generator(static_cast<std::uint32_t>(n * 31 + static_cast<int>(kind)));
     std::vector<TestBox> boxes = generator.scene(kind, n);
     BoxStore store(exact);
     for (std::uint32_t i = 0; i < n; ++i) insert(store, i, boxes[i]);
     PairFinderCpu finder(2);
+    RecordingSink recording;
+    RecordingSink* sink = withSink ? &recording : nullptr;
+    finder.setLostPairSink(sink);
     std::vector<std::uint64_t> previous;
-    updateAndCheck(finder, store, true, previous);
+    updateAndCheck(finder, store, true, previous, sink);
 
     for (int frame = 0; frame < 6; ++frame) {
         for (std::uint32_t i = 0; i < n; ++i) {
@@ -77,7 +114,7 @@ TEST_CASE("PairFinderCpu: random scenes equal brute force under churn", "[sap]")
                 }
             }
         }
-        updateAndCheck(finder, store, true, previous);
+        updateAndCheck(finder, store, true, previous, sink);
     }
 }
 
@@ -85,15 +122,21 @@ TEST_CASE("PairFinderCpu: refilled cells equal brute force as boxes move, cross 
           "[sap]") {
     const int threads = GENERATE(1, 2);
     const bool exact = GENERATE(false, true);
-    CAPTURE(threads, exact);
+    // With a sink, each full update finds the lost pairs before its sweep, by testing the last
+    // pair set on the new boxes, and hands them over while the sweep runs.
+    const bool withSink = GENERATE(false, true);
+    CAPTURE(threads, exact, withSink);
     constexpr std::uint32_t n = 3000;
     SceneGenerator generator(77 + static_cast<std::uint32_t>(threads));
     std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, n);
     BoxStore store(exact);
     for (std::uint32_t i = 0; i < n; ++i) insert(store, i, boxes[i]);
     PairFinderCpu finder(threads);
+    RecordingSink recording;
+    RecordingSink* sink = withSink ? &recording : nullptr;
+    finder.setLostPairSink(sink);
     std::vector<std::uint64_t> previous;
-    updateAndCheck(finder, store, true, previous);
+    updateAndCheck(finder, store, true, previous, sink);
 
     int refilled = 0;
     for (int frame = 1; frame <= 40; ++frame) {
@@ -152,11 +195,12 @@ TEST_CASE("PairFinderCpu: refilled cells equal brute force as boxes move, cross 
                 store.update(i, boxes[i].min, boxes[i].max);
             }
         }
-        updateAndCheck(finder, store, true, previous);
+        updateAndCheck(finder, store, true, previous, sink);
         if (frame == 30) CHECK_FALSE(finder.stats().cellsRefilled);
         refilled += finder.stats().cellsRefilled ? 1 : 0;
     }
     CHECK(refilled >= 30);
+    if (withSink) CHECK(recording.takenUpdates == 41);
 }
 
 TEST_CASE("PairFinderCpu: 20,000 boxes equal brute force", "[sap][large]") {
@@ -168,6 +212,31 @@ TEST_CASE("PairFinderCpu: 20,000 boxes equal brute force", "[sap][large]") {
     std::vector<std::uint64_t> previous;
     updateAndCheck(finder, store, true, previous);
     CHECK(finder.stats().cells > 1);
+}
+
+TEST_CASE("PairFinderCpu: a slab's finder (an ownership window) reports its lost pairs in the deltas alone",
+          "[sap][partition]") {
+    SceneGenerator generator(5);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 2000);
+    BoxStore store;
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i]);
+    PairFinderCpu finder(2);
+    finder.setOwnership(PairOwnership{0, 0.0f, HUGE_VALF});
+    RecordingSink sink;
+    finder.setLostPairSink(&sink);
+    std::size_t lost = 0;
+    for (int frame = 0; frame < 6; ++frame) {
+        for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+            generator.jitter(boxes[i], 0.2);
+            store.update(i, boxes[i].min, boxes[i].max);
+        }
+        PairDeltas deltas;
+        finder.update(store, true, deltas);
+        REQUIRE(sink.calls == 0);
+        REQUIRE_FALSE(deltas.lostTaken);
+        lost += deltas.lost.size();
+    }
+    CHECK(lost > 0);
 }
 
 TEST_CASE("PairFinderCpu: group and mask filtering", "[sap]") {

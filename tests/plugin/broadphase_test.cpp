@@ -145,6 +145,25 @@ TEST_CASE("Broadphase: named edge cases", "[broadphase]") {
     for (std::size_t i : {8, 9, 10}) {
         for (const auto& pair : ours.cachePairs()) CHECK((pair.first != i && pair.second != i));
     }
+    // Paired boxes turn NaN, inverted or huge, and a huge one shrinks far away; then all mend.
+    const std::vector<TestBox> mended = boxes;
+    boxes[0] = {{nan, 0, 0}, {1, 1, 1}};
+    boxes[1] = {{1, 1, 0}, {2, 0, 1}};
+    boxes[3] = {{-big, -big, -big}, {big, big, big}};
+    boxes[6] = {{50, 50, 50}, {51, 51, 51}};
+    for (std::size_t i : {0, 1, 3, 6}) ours.move(i, boxes[i]);
+    ours.step();
+    REQUIRE(ours.cachePairs() == ours.bruteForce());
+    for (const auto& pair : ours.cachePairs()) {
+        CHECK(pair.first > 1);
+        if (pair.second == 6) CHECK(pair.first == 3); // only the box that turned huge reaches it
+    }
+    CHECK(ours.cachePairs().count({2, 3}) == 1);
+    boxes = mended;
+    for (std::size_t i : {0, 1, 3, 6}) ours.move(i, boxes[i]);
+    ours.step();
+    REQUIRE(ours.cachePairs() == ours.bruteForce());
+    CHECK(ours.cachePairs().count({0, 1}) == 1);
     // One object, then none.
     for (std::size_t i = 1; i < boxes.size(); ++i) ours.destroy(i);
     ours.step();

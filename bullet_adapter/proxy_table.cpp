@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cassert>
-#include <cstring>
 #include <functional>
 
 namespace bulletgpu {
@@ -15,11 +14,6 @@ void toDoubles(const btVector3& v, double out[3]) {
     out[0] = static_cast<double>(v.getX());
     out[1] = static_cast<double>(v.getY());
     out[2] = static_cast<double>(v.getZ());
-}
-
-/// Whether two vectors have the same x, y and z bits.
-bool sameBits(const btVector3& a, const btVector3& b) {
-    return std::memcmp(a.m_floats, b.m_floats, 3 * sizeof(btScalar)) == 0;
 }
 
 bool isGhostClient(void* clientObject) {
@@ -76,26 +70,14 @@ void ProxyTable::destroy(SlotProxy* proxy) {
     --m_liveCount;
 }
 
-bool ProxyTable::update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) {
-    const std::uint32_t slot = proxy->slot();
-    const bool filterChanged = m_boxes.setFilter(slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
-                                                 static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
-    // Bullet's updateAabbs gives every object its box every step, resting ones included: a box
-    // with the same bits as the last one, which the proxy keeps, is settled by one comparison.
-    if (sameBits(proxy->m_aabbMin, aabbMin) && sameBits(proxy->m_aabbMax, aabbMax)) return filterChanged;
-    proxy->m_aabbMin = aabbMin;
-    proxy->m_aabbMax = aabbMax;
 #ifdef BT_USE_DOUBLE_PRECISION
+bool ProxyTable::storeBox(std::uint32_t slot, const btVector3& aabbMin, const btVector3& aabbMax) {
     double lo[3], hi[3];
     toDoubles(aabbMin, lo);
     toDoubles(aabbMax, hi);
-    const bool boxChanged = m_boxes.update(slot, lo, hi);
-#else
-    // Float bounds are kept as they are: no rounding to do.
-    const bool boxChanged = m_boxes.updateFloat(slot, aabbMin.m_floats, aabbMax.m_floats);
-#endif
-    return boxChanged || filterChanged;
+    return m_boxes.update(slot, lo, hi);
 }
+#endif
 
 void ProxyTable::resetSlots() {
     assert(m_liveCount == 0);

@@ -8,6 +8,7 @@
 #include <LinearMath/btVector3.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -47,8 +48,19 @@ public:
 
     /// Stores a proxy's new box and refreshes its filter from the proxy's fields;
     /// returns whether anything that affects pairs changed. Reads only the proxy's first cache
-    /// line (Bullet's fields) when nothing changed.
-    bool update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax);
+    /// line (Bullet's fields) when nothing changed. Inline: setAabb calls it for every object
+    /// every step.
+    bool update(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) {
+        const std::uint32_t slot = proxy->slot();
+        const bool filterChanged = m_boxes.setFilter(slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
+                                                     static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
+        // Bullet's updateAabbs gives every object its box every step, resting ones included: a
+        // box with the same bits as the last one, which the proxy keeps, is settled by one comparison.
+        if (sameBits(proxy->m_aabbMin, aabbMin) && sameBits(proxy->m_aabbMax, aabbMax)) return filterChanged;
+        proxy->m_aabbMin = aabbMin;
+        proxy->m_aabbMax = aabbMax;
+        return storeBox(slot, aabbMin, aabbMax) || filterChanged;
+    }
 
     /// Whether the live proxy in a slot belongs to a btGhostObject (its pairs update in setAabb).
     bool isGhost(std::uint32_t slot) const { return m_isGhost[slot] != 0; }
@@ -75,6 +87,21 @@ public:
     bool linked(std::uint32_t a, std::uint32_t b) const;
 
 private:
+    /// Whether two vectors have the same x, y and z bits.
+    static bool sameBits(const btVector3& a, const btVector3& b) {
+        return std::memcmp(a.m_floats, b.m_floats, 3 * sizeof(btScalar)) == 0;
+    }
+
+#ifdef BT_USE_DOUBLE_PRECISION
+    /// Stores a changed box, rounded outward to floats beside the exact doubles.
+    bool storeBox(std::uint32_t slot, const btVector3& aabbMin, const btVector3& aabbMax);
+#else
+    /// Stores a changed box: float bounds are kept as they are, with no rounding to do.
+    bool storeBox(std::uint32_t slot, const btVector3& aabbMin, const btVector3& aabbMax) {
+        return m_boxes.updateFloat(slot, aabbMin.m_floats, aabbMax.m_floats);
+    }
+#endif
+
     BoxStore m_boxes;
     /// Proxies live in chunks of consecutive slots: stable addresses, and neighbouring slots are
     /// neighbours in memory, so a world that walks its objects in order walks its proxies in order.

@@ -156,9 +156,11 @@ public:
         defer(slot);
     }
 
-    /// Records that the slot's box changed in the store.
+    /// Records that the slot's box changed in the store (inline: setAabb calls it for every
+    /// moving object, and a slot already pending needs nothing more).
     void onChanged(const BoxStore& boxes, std::uint32_t slot) {
         (void)boxes;
+        if (slot < m_isPending.size() && m_isPending[slot]) return;
         defer(slot);
     }
 

@@ -50,14 +50,6 @@ void BoxStore::grow(std::uint32_t slots) {
     m_isDirty.resize(slots, 0);
 }
 
-void BoxStore::markDirty(std::uint32_t slot) {
-    ++m_revision;
-    if (!m_isDirty[slot]) {
-        m_isDirty[slot] = 1;
-        m_dirty.push_back(slot);
-    }
-}
-
 void BoxStore::store(std::uint32_t slot, const double min[3], const double max[3]) {
     for (int axis = 0; axis < 3; ++axis) {
         m_min[axis][slot] = floatBelow(min[axis]);
@@ -97,30 +89,6 @@ bool BoxStore::update(std::uint32_t slot, const double min[3], const double max[
     }
     if (same) return false;
     store(slot, min, max);
-    markDirty(slot);
-    return true;
-}
-
-bool BoxStore::updateFloat(std::uint32_t slot, const float min[3], const float max[3]) {
-    assert(isLive(slot) && !m_keepExact);
-    bool same = true;
-    for (int axis = 0; axis < 3; ++axis) {
-        same = same && sameBits(m_min[axis][slot], min[axis]) && sameBits(m_max[axis][slot], max[axis]);
-    }
-    if (same) return false;
-    for (int axis = 0; axis < 3; ++axis) {
-        m_min[axis][slot] = min[axis];
-        m_max[axis][slot] = max[axis];
-    }
-    markDirty(slot);
-    return true;
-}
-
-bool BoxStore::setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t mask) {
-    assert(isLive(slot));
-    if (m_group[slot] == group && m_mask[slot] == mask) return false;
-    m_group[slot] = group;
-    m_mask[slot] = mask;
     markDirty(slot);
     return true;
 }

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/aabb_ops.h"
+
+#include <cassert>
 #include <cstdint>
 #include <vector>
 
@@ -35,11 +38,33 @@ public:
     bool update(std::uint32_t slot, const double min[3], const double max[3]);
 
     /// Replaces a live slot's box by float bounds, kept as they are (for stores that keep no exact
-    /// boxes); returns false and changes nothing when the box is the same.
-    bool updateFloat(std::uint32_t slot, const float min[3], const float max[3]);
+    /// boxes); returns false and changes nothing when the box is the same, bit for bit. Inline:
+    /// float Bullet's setAabb calls it for every object every step.
+    bool updateFloat(std::uint32_t slot, const float min[3], const float max[3]) {
+        assert(isLive(slot) && !m_keepExact);
+        bool same = true;
+        for (int axis = 0; axis < 3; ++axis) {
+            same = same && floatBits(m_min[axis][slot]) == floatBits(min[axis]) &&
+                   floatBits(m_max[axis][slot]) == floatBits(max[axis]);
+        }
+        if (same) return false;
+        for (int axis = 0; axis < 3; ++axis) {
+            m_min[axis][slot] = min[axis];
+            m_max[axis][slot] = max[axis];
+        }
+        markDirty(slot);
+        return true;
+    }
 
     /// Replaces a live slot's collision filter; returns whether it changed.
-    bool setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t mask);
+    bool setFilter(std::uint32_t slot, std::uint32_t group, std::uint32_t mask) {
+        assert(isLive(slot));
+        if (m_group[slot] == group && m_mask[slot] == mask) return false;
+        m_group[slot] = group;
+        m_mask[slot] = mask;
+        markDirty(slot);
+        return true;
+    }
 
     /// Makes a slot live (growing the arrays up to it) with the box and filter of a live slot of
     /// another store that keeps the same precision, copied bit for bit; returns whether
@@ -99,7 +124,13 @@ public:
 
 private:
     void grow(std::uint32_t slots);
-    void markDirty(std::uint32_t slot);
+    void markDirty(std::uint32_t slot) {
+        ++m_revision;
+        if (!m_isDirty[slot]) {
+            m_isDirty[slot] = 1;
+            m_dirty.push_back(slot);
+        }
+    }
     void store(std::uint32_t slot, const double min[3], const double max[3]);
 
     bool m_keepExact;

@@ -105,14 +105,15 @@ void CellRefill::countMoves(const SapGrid& grid, const SlotBox* boxes, const std
     }
 }
 
-void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes, const CellEntry* previous,
-                            std::uint32_t previousCount, CellEntry* out, std::vector<CellEntry>& entering) const {
+void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes,
+                            const std::uint32_t* previousSlots, std::uint32_t previousCount, CellEntry* out,
+                            std::uint32_t* outSlots, std::vector<CellEntry>& entering) const {
     const std::int32_t u = sapCellColumn(grid, cell);
     const std::int32_t v = sapCellRow(grid, cell);
     std::uint32_t kept = 0;
     for (std::uint32_t i = 0; i < previousCount; ++i) {
-        if (i + cPrefetchDistance < previousCount) __builtin_prefetch(&boxes[previous[i + cPrefetchDistance].slot]);
-        const SlotBox& box = boxes[previous[i].slot];
+        if (i + cPrefetchDistance < previousCount) __builtin_prefetch(&boxes[previousSlots[i + cPrefetchDistance]]);
+        const SlotBox& box = boxes[previousSlots[i]];
         if (coversCell(box.cells, u, v)) out[kept++] = box.entryIn(u, v);
     }
     sortNearlySorted(out, kept);
@@ -121,33 +122,39 @@ void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotB
     for (std::uint32_t k = m_enterStart[cell]; k < m_enterStart[cell + 1]; ++k) {
         entering.push_back(boxes[m_enterSlots[k]].entryIn(u, v));
     }
-    if (entering.empty()) return;
-    sortNearlySorted(entering.data(), static_cast<std::uint32_t>(entering.size()));
-    // Merge from the back, so that the kept entries move at most once.
-    std::size_t from = kept, in = entering.size(), to = kept + entering.size();
-    while (in > 0) {
-        if (from > 0 && entering[in - 1].minS < out[from - 1].minS) {
-            out[--to] = out[--from];
-        } else {
-            out[--to] = entering[--in];
+    if (!entering.empty()) {
+        sortNearlySorted(entering.data(), static_cast<std::uint32_t>(entering.size()));
+        // Merge from the back, so that the kept entries move at most once.
+        std::size_t from = kept, in = entering.size(), to = kept + entering.size();
+        while (in > 0) {
+            if (from > 0 && entering[in - 1].minS < out[from - 1].minS) {
+                out[--to] = out[--from];
+            } else {
+                out[--to] = entering[--in];
+            }
         }
     }
+    // The cell's slots, for the next refill (read back from the core's cache).
+    const std::size_t count = kept + entering.size();
+    for (std::size_t i = 0; i < count; ++i) outSlots[i] = out[i].slot;
 }
 
-void CellRefill::refill(const SapGrid& grid, const SlotBox* boxes, const std::vector<CellEntry>& previous,
+void CellRefill::refill(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousSlots,
                         const std::vector<std::uint32_t>& previousStart, std::vector<CellEntry>& entries,
-                        std::vector<std::uint32_t>& cellStart, int threads) {
+                        std::vector<std::uint32_t>& entrySlots, std::vector<std::uint32_t>& cellStart, int threads) {
     countMoves(grid, boxes, previousStart, cellStart);
     const std::uint32_t cells = grid.cellCount();
     entries.resize(cellStart[cells]);
+    entrySlots.resize(cellStart[cells]);
 #pragma omp parallel num_threads(threadsForRegion(threads))
     {
         std::vector<CellEntry>& entering = m_entering[static_cast<std::size_t>(omp_get_thread_num())].value;
 #pragma omp for schedule(dynamic, cCellsPerChunk)
         for (std::int64_t c = 0; c < static_cast<std::int64_t>(cells); ++c) {
             const auto cell = static_cast<std::uint32_t>(c);
-            refillCell(grid, cell, boxes, previous.data() + previousStart[cell],
-                       previousStart[cell + 1] - previousStart[cell], entries.data() + cellStart[cell], entering);
+            refillCell(grid, cell, boxes, previousSlots.data() + previousStart[cell],
+                       previousStart[cell + 1] - previousStart[cell], entries.data() + cellStart[cell],
+                       entrySlots.data() + cellStart[cell], entering);
             assert(
                 std::is_sorted(entries.data() + cellStart[cell], entries.data() + cellStart[cell + 1], byLowerBound));
         }

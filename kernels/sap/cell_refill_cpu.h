@@ -62,20 +62,23 @@ public:
     /// Moved boxes in all lists.
     std::size_t movedCount() const;
 
-    /// Fills entries and cellStart (cellCount + 1 offsets) with the cells of `previous` and
-    /// `previousStart`, last filled on `grid` from the boxes' previous cells as the moved lists
-    /// give them, for the boxes now in `boxes` (indexed by slot), on up to `threads` threads.
-    void refill(const SapGrid& grid, const SlotBox* boxes, const std::vector<CellEntry>& previous,
+    /// Fills entries, their slots (entrySlots) and cellStart (cellCount + 1 offsets) with the
+    /// cells whose entries' slots were `previousSlots`, split by `previousStart`, last filled on
+    /// `grid` from the boxes' previous cells as the moved lists give them, for the boxes now in
+    /// `boxes` (indexed by slot), on up to `threads` threads. Only the slots of the last fill are
+    /// read: every entry is made again from its box.
+    void refill(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousSlots,
                 const std::vector<std::uint32_t>& previousStart, std::vector<CellEntry>& entries,
-                std::vector<std::uint32_t>& cellStart, int threads);
+                std::vector<std::uint32_t>& entrySlots, std::vector<std::uint32_t>& cellStart, int threads);
 
 private:
     /// From the moved lists: each cell's new size, into cellStart, and the boxes entering it.
     void countMoves(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousStart,
                     std::vector<std::uint32_t>& cellStart);
-    /// Fills one cell.
-    void refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes, const CellEntry* previous,
-                    std::uint32_t previousCount, CellEntry* out, std::vector<CellEntry>& entering) const;
+    /// Fills one cell's entries and their slots.
+    void refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes, const std::uint32_t* previousSlots,
+                    std::uint32_t previousCount, CellEntry* out, std::uint32_t* outSlots,
+                    std::vector<CellEntry>& entering) const;
 
     std::vector<CacheLinePadded<std::vector<MovedBox>>> m_moved;     // per thread
     std::vector<std::uint32_t> m_leaving;                            // per cell: entries whose boxes left it

@@ -264,10 +264,10 @@ void PairFinderCpu::sortBySweepKey(std::uint32_t slots, bool keysWritten) {
 }
 
 void PairFinderCpu::refillCells() {
-    m_entries.swap(m_previousEntries);
+    m_entrySlots.swap(m_previousEntrySlots);
     m_cellStart.swap(m_previousCellStart);
-    m_refill.refill(m_grid, m_boxes.data(), m_previousEntries, m_previousCellStart, m_entries, m_cellStart,
-                    m_activeThreads);
+    m_refill.refill(m_grid, m_boxes.data(), m_previousEntrySlots, m_previousCellStart, m_entries, m_entrySlots,
+                    m_cellStart, m_activeThreads);
     m_stats.entries = m_cellStart[m_grid.cellCount()];
 }
 
@@ -317,13 +317,17 @@ void PairFinderCpu::bucketIntoCells() {
             }
             m_cellStart[cells] = running;
             m_entries.resize(running);
+            m_entrySlots.resize(running);
         }
         for (std::int64_t k = begin; k < end; ++k) {
             const SlotBox& box = m_sortedBoxes[static_cast<std::size_t>(k)];
             const SapCellRange& r = box.cells;
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
-                for (std::int32_t u = r.u0; u <= r.u1; ++u)
-                    m_entries[offsets[sapCellIndex(m_grid, u, v)]++] = box.entryIn(u, v);
+                for (std::int32_t u = r.u0; u <= r.u1; ++u) {
+                    const std::uint32_t at = offsets[sapCellIndex(m_grid, u, v)]++;
+                    m_entries[at] = box.entryIn(u, v);
+                    m_entrySlots[at] = box.slot;
+                }
             }
         }
     }
@@ -534,7 +538,7 @@ bool PairFinderCpu::validate() const {
         const std::int32_t v = sapCellRow(m_grid, cell);
         for (std::uint32_t i = m_cellStart[cell]; i < m_cellStart[cell + 1]; ++i) {
             const CellEntry& entry = m_entries[i];
-            if (entry.slot >= m_boxes.size()) return false;
+            if (entry.slot >= m_boxes.size() || m_entrySlots[i] != entry.slot) return false;
             const SlotBox& box = m_boxes[entry.slot];
             if (!coversCell(box.cells, u, v) || entry.corner != sapCornerBits(box.cells, u, v)) return false;
             if (entry.minS != box.minS || entry.maxU != box.maxU || entry.mask != box.mask) return false;

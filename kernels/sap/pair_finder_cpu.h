@@ -103,9 +103,10 @@ private:
     std::vector<std::uint32_t> m_cellStart;                      // cellCount + 1 offsets into m_entries
     std::vector<std::vector<std::uint32_t>> m_threadHuge;        // huge slots found by each thread
     std::vector<std::vector<std::uint32_t>> m_threadCellOffsets; // per thread, per cell: where its entries go
-    std::vector<CellEntry> m_entries;               // box-in-cell copies, by cell, in sweep order within a cell
-    std::vector<CellEntry> m_previousEntries;       // the last sweep's, while refilling
-    std::vector<std::uint32_t> m_previousCellStart; // the same
+    std::vector<CellEntry> m_entries;                // box-in-cell copies, by cell, in sweep order within a cell
+    std::vector<std::uint32_t> m_entrySlots;         // each entry's slot (all a refill reads of the last fill)
+    std::vector<std::uint32_t> m_previousEntrySlots; // the last fill's, while refilling
+    std::vector<std::uint32_t> m_previousCellStart;  // the same
     CellRefill m_refill;
     std::vector<CacheLinePadded<CellLanes>> m_threadLanes; // each thread's sweep scratch
     std::vector<CacheLinePadded<SweepOutput>> m_threadPairs;

@@ -21,7 +21,8 @@ constexpr double cCellsPerExtent = 2.0;
 constexpr double cCellsPerBox = 1.0;
 constexpr std::int32_t cMaxCellsPerAxis = 1 << 15;
 /// A resampled grid replaces the kept one only when a cell count or width differs by more than
-/// this share, or an origin moved by a cell or more.
+/// this share, or an origin moved by a cell or more; the kept sweep axis stays until another
+/// axis's spread exceeds its own by more than this share.
 constexpr double cGridTolerance = 0.125;
 
 double quantile(std::vector<double>& values, double q) {
@@ -57,14 +58,15 @@ const SapGrid& SapGridChooser::choose(const BoxStore& boxes, std::uint32_t usabl
         --m_updatesLeft;
         return m_grid;
     }
-    const SapGrid sampled = sample(boxes, usableCount);
-    if (!(m_usableCount > 0 && similarCount && closeGrids(m_grid, sampled))) m_grid = sampled;
+    const bool keep = m_usableCount > 0 && similarCount;
+    const SapGrid sampled = sample(boxes, usableCount, keep ? m_grid.sweepAxis : -1);
+    if (!(keep && closeGrids(m_grid, sampled))) m_grid = sampled;
     m_usableCount = usableCount;
     m_updatesLeft = cUpdatesPerChoice - 1;
     return m_grid;
 }
 
-SapGrid SapGridChooser::sample(const BoxStore& boxes, std::uint32_t usableCount) {
+SapGrid SapGridChooser::sample(const BoxStore& boxes, std::uint32_t usableCount, int keptAxis) {
     SapGrid grid;
     if (usableCount < 64) return grid; // one cell: a plain sweep is cheapest
 
@@ -105,6 +107,9 @@ SapGrid SapGridChooser::sample(const BoxStore& boxes, std::uint32_t usableCount)
     int sweep = 0;
     for (int axis = 1; axis < 3; ++axis) {
         if (high[axis] - low[axis] > high[sweep] - low[sweep]) sweep = axis;
+    }
+    if (keptAxis >= 0 && high[keptAxis] - low[keptAxis] >= (1.0 - cGridTolerance) * (high[sweep] - low[sweep])) {
+        sweep = keptAxis;
     }
     grid.sweepAxis = sweep;
     grid.uAxis = (sweep + 1) % 3;

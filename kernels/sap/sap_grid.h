@@ -40,7 +40,7 @@ struct SapGrid {
     bool operator!=(const SapGrid& other) const { return !(*this == other); }
 };
 
-/// Chooses the sweep axis (largest spread of box centres) and the cell grid (about twice the
+/// Chooses the sweep axis (largest spread of box centres, with hysteresis) and the cell grid (about twice the
 /// median box extent, capped so there are at most about as many cells as boxes) from a
 /// deterministic sample of the store's usable boxes. Any grid gives the same pairs; a good
 /// one gives few candidates, so the choice is kept for a few updates while the number of
@@ -59,7 +59,10 @@ public:
     }
 
 private:
-    SapGrid sample(const BoxStore& boxes, std::uint32_t usableCount);
+    /// A new grid from a sample; the sweep axis stays keptAxis (when >= 0) unless another axis's
+    /// spread is larger by more than the tolerance, so that a scene about as wide on two axes
+    /// does not flip between them from sample to sample.
+    SapGrid sample(const BoxStore& boxes, std::uint32_t usableCount, int keptAxis);
 
     SapGrid m_grid;
     std::uint32_t m_usableCount = 0;

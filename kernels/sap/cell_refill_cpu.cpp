@@ -68,17 +68,16 @@ std::size_t CellRefill::movedCount() const {
     return count;
 }
 
-void CellRefill::countMoves(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousStart,
+void CellRefill::countMoves(const SapGrid& grid, const std::vector<std::uint32_t>& previousStart,
                             std::vector<std::uint32_t>& cellStart) {
     const std::uint32_t cells = grid.cellCount();
     m_leaving.assign(cells, 0);
     m_enterStart.assign(cells + 1, 0);
     for (const auto& list : m_moved) {
         for (const MovedBox& moved : list.value) {
-            const SapCellRange& now = boxes[moved.slot].cells;
-            forCellsNotIn(moved.before, now,
+            forCellsNotIn(moved.before, moved.now,
                           [&](std::int32_t u, std::int32_t v) { ++m_leaving[sapCellIndex(grid, u, v)]; });
-            forCellsNotIn(now, moved.before,
+            forCellsNotIn(moved.now, moved.before,
                           [&](std::int32_t u, std::int32_t v) { ++m_enterStart[sapCellIndex(grid, u, v)]; });
         }
     }
@@ -98,7 +97,7 @@ void CellRefill::countMoves(const SapGrid& grid, const SlotBox* boxes, const std
     m_enterSlots.resize(entering);
     for (const auto& list : m_moved) {
         for (const MovedBox& moved : list.value) {
-            forCellsNotIn(boxes[moved.slot].cells, moved.before, [&](std::int32_t u, std::int32_t v) {
+            forCellsNotIn(moved.now, moved.before, [&](std::int32_t u, std::int32_t v) {
                 m_enterSlots[m_enterCursor[sapCellIndex(grid, u, v)]++] = moved.slot;
             });
         }
@@ -142,7 +141,7 @@ void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotB
 void CellRefill::refill(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousSlots,
                         const std::vector<std::uint32_t>& previousStart, std::vector<CellEntry>& entries,
                         std::vector<std::uint32_t>& entrySlots, std::vector<std::uint32_t>& cellStart, int threads) {
-    countMoves(grid, boxes, previousStart, cellStart);
+    countMoves(grid, previousStart, cellStart);
     const std::uint32_t cells = grid.cellCount();
     entries.resize(cellStart[cells]);
     entrySlots.resize(cellStart[cells]);

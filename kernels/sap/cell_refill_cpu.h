@@ -38,10 +38,12 @@ struct alignas(cCacheLineBytes) SlotBox {
     }
 };
 
-/// A box whose cells changed since the cells were last filled, with the cells it covered then.
+/// A box whose cells changed since the cells were last filled, with the cells it covered then
+/// and covers now (so that counting the moves reads no box).
 struct MovedBox {
     std::uint32_t slot;  ///< The box's slot.
     SapCellRange before; ///< Its cells at the last fill (cNoCells when it was in none).
+    SapCellRange now;    ///< Its cells now (cNoCells when it is in none).
 };
 
 /// Fills the cells again from the last fill on the same grid, for boxes that moved a little
@@ -73,7 +75,7 @@ public:
 
 private:
     /// From the moved lists: each cell's new size, into cellStart, and the boxes entering it.
-    void countMoves(const SapGrid& grid, const SlotBox* boxes, const std::vector<std::uint32_t>& previousStart,
+    void countMoves(const SapGrid& grid, const std::vector<std::uint32_t>& previousStart,
                     std::vector<std::uint32_t>& cellStart);
     /// Fills one cell's entries and their slots.
     void refillCell(const SapGrid& grid, std::uint32_t cell, const SlotBox* boxes, const std::uint32_t* previousSlots,

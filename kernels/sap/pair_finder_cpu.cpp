@@ -231,7 +231,7 @@ bool PairFinderCpu::classify(const BoxStore& boxes) {
             }
             box.cells = cells;
             if (findMoves) {
-                if (!sameCells(before, cells)) moved.push_back(MovedBox{slot, before});
+                if (!sameCells(before, cells)) moved.push_back(MovedBox{slot, before, cells});
             } else {
                 m_sortOrder[slot] = slot;
                 m_sortKeys[slot] = sameCells(cells, cNoCells) ? cNotBucketed : orderedFloatKey(minS[slot]);

@@ -67,6 +67,19 @@ void insert(BoxStore& store, std::uint32_t slot, const TestBox& b, std::uint32_t
     store.insert(slot, b.min, b.max, group, mask);
 }
 
+/// Inserts every box into slot = its index.
+void insertAll(BoxStore& store, const std::vector<TestBox>& boxes) {
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i]);
+}
+
+/// Moves every box by up to `step` per axis, in the scene and in the store.
+void jitterAll(SceneGenerator& generator, std::vector<TestBox>& boxes, BoxStore& store, double step) {
+    for (std::uint32_t i = 0; i < boxes.size(); ++i) {
+        generator.jitter(boxes[i], step);
+        store.update(i, boxes[i].min, boxes[i].max);
+    }
+}
+
 TestBox makeBox(double x0, double y0, double z0, double x1, double y1, double z1) {
     return TestBox{{x0, y0, z0}, {x1, y1, z1}};
 }
@@ -210,15 +223,12 @@ TEST_CASE("SapGridChooser: a scene as wide on every axis keeps its sweep axis an
     SceneGenerator generator(31);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 20000);
     BoxStore store;
-    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i]);
+    insertAll(store, boxes);
     SapGridChooser chooser;
     const SapGrid first = chooser.choose(store, store.liveCount());
     int changes = 0;
     for (int update = 0; update < 400; ++update) {
-        for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-            generator.jitter(boxes[i], 0.05);
-            store.update(i, boxes[i].min, boxes[i].max);
-        }
+        jitterAll(generator, boxes, store, 0.05);
         changes += chooser.choose(store, store.liveCount()) == first ? 0 : 1;
     }
     CHECK(changes == 0);
@@ -240,17 +250,14 @@ TEST_CASE("PairFinderCpu: a slab's finder (an ownership window) reports its lost
     SceneGenerator generator(5);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 2000);
     BoxStore store;
-    for (std::uint32_t i = 0; i < boxes.size(); ++i) insert(store, i, boxes[i]);
+    insertAll(store, boxes);
     PairFinderCpu finder(2);
     finder.setOwnership(PairOwnership{0, 0.0f, HUGE_VALF});
     RecordingSink sink;
     finder.setLostPairSink(&sink);
     std::size_t lost = 0;
     for (int frame = 0; frame < 6; ++frame) {
-        for (std::uint32_t i = 0; i < boxes.size(); ++i) {
-            generator.jitter(boxes[i], 0.2);
-            store.update(i, boxes[i].min, boxes[i].max);
-        }
+        jitterAll(generator, boxes, store, 0.2);
         PairDeltas deltas;
         finder.update(store, true, deltas);
         REQUIRE(sink.calls == 0);

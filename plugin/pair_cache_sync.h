@@ -38,8 +38,7 @@ public:
     void takeLost(const std::vector<std::uint64_t>& lost) override;
 
     /// Applies an update's lost pairs (unless takeLost removed them), then its found pairs, to
-    /// the cache. With two threads or
-    /// more, a second thread keeps the partner lists meanwhile.
+    /// the cache. With two threads or more, a second thread keeps the partner lists meanwhile.
     void applyDeltas(const PairDeltas& deltas, btDispatcher* dispatcher);
 
     /// Removes every pair of a proxy from the cache (time proportional to its pairs).

@@ -19,7 +19,8 @@ namespace bulletgpu {
 /// reused from frame to frame (no allocation once sizes have settled). When few boxes changed
 /// since the last full sweep, an update recomputes only their pairs (IncrementalSweep). A full
 /// sweep refills the last one's cells when the grid is the same and few boxes changed cells
-/// (CellRefill); otherwise it sorts every box and buckets it into its cells.
+/// (CellRefill); otherwise it sorts every box and buckets it into its cells. With a
+/// LostPairSink, a full sweep hands the caller its lost pairs while the other threads sweep.
 class PairFinderCpu final : public PairFinder {
 public:
     /// threads <= 0 uses OpenMP's default.

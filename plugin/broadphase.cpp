@@ -176,12 +176,10 @@ void Broadphase::calculateOverlappingPairs(btDispatcher* dispatcher) {
         if (next != impl.plan) impl.switchTo(next);
         impl.sync.flushEdits(*impl.finder);
         impl.sync.beginUpdate(dispatcher);
-        impl.deltas.lostTaken = false;
         impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
     } catch (const std::exception& error) {
         if (impl.finder->backend() != Backend::Cuda) throw;
         impl.fallBackToCpu(error);
-        impl.deltas.lostTaken = false;
         impl.finder->update(impl.table.boxes(), filterGroups, impl.deltas);
     }
     impl.lastUpdateMs = millisecondsSince(start);

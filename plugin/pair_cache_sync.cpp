@@ -31,7 +31,8 @@ void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* d
     m_edits[pairKey(a, b)] = false;
 }
 
-void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t at) const {
+void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t i) const {
+    const std::size_t at = i + cPrefetchAhead;
     if (at >= keys.size()) return;
     __builtin_prefetch(m_table.proxy(pairLow(keys[at])));
     __builtin_prefetch(m_table.proxy(pairHigh(keys[at])));
@@ -66,19 +67,16 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
 }
 
 void PairCacheSync::removeFromCache(const std::vector<std::uint64_t>& keys, btDispatcher* dispatcher) {
-    // The pairs touch proxies in scattered order: fetch a few pairs ahead.
-    constexpr std::size_t cAhead = 8;
     for (std::size_t i = 0; i < keys.size(); ++i) {
-        prefetchProxies(keys, i + cAhead);
+        prefetchProxies(keys, i);
         m_cache.removeOverlappingPair(m_table.proxy(pairLow(keys[i])), m_table.proxy(pairHigh(keys[i])), dispatcher);
     }
 }
 
 void PairCacheSync::applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher) {
     if (!deltas.lostTaken) removeFromCache(deltas.lost, dispatcher);
-    constexpr std::size_t cAhead = 8;
     for (std::size_t i = 0; i < deltas.found.size(); ++i) {
-        prefetchProxies(deltas.found, i + cAhead);
+        prefetchProxies(deltas.found, i);
         const std::uint64_t key = deltas.found[i];
         if (m_cache.addOverlappingPair(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key))) == nullptr) {
             m_refused.push_back(key);

@@ -70,7 +70,10 @@ private:
     void applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher);
     /// The partner lists' side of applyDeltas; returns how many lost pairs were not linked.
     std::size_t applyDeltasToPartners(const PairDeltas& deltas);
-    void prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t at) const;
+    /// Pairs ahead of the one being applied whose proxies are fetched: they are read in scattered order.
+    static constexpr std::size_t cPrefetchAhead = 8;
+    /// Fetches the proxies of the pair cPrefetchAhead after keys[i], if any.
+    void prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t i) const;
     /// Adds a pair outside an update, as an edit for the finder.
     void addPair(std::uint32_t a, std::uint32_t b);
     /// Removes a pair outside an update, as an edit for the finder.

@@ -18,8 +18,8 @@ namespace bulletgpu {
 struct PairDeltas {
     std::vector<std::uint64_t> found; ///< Pairs overlapping now and not at the last update.
     std::vector<std::uint64_t> lost;  ///< Pairs overlapping at the last update and not now.
-    /// The update already handed `lost` to the finder's LostPairSink (the caller sets it false
-    /// before each update; a finder that calls the sink sets it true).
+    /// The update already handed `lost` to the finder's LostPairSink (every update starts it
+    /// false in UpdateGate::skip; a finder that calls the sink sets it true).
     bool lostTaken = false;
 };
 

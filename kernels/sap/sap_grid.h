@@ -40,13 +40,14 @@ struct SapGrid {
     bool operator!=(const SapGrid& other) const { return !(*this == other); }
 };
 
-/// Chooses the sweep axis (largest spread of box centres, with hysteresis) and the cell grid (about twice the
-/// median box extent, capped so there are at most about as many cells as boxes) from a
-/// deterministic sample of the store's usable boxes. Any grid gives the same pairs; a good
-/// one gives few candidates, so the choice is kept for a few updates while the number of
-/// boxes stays about the same, and after them as long as a new sample gives nearly the same
-/// grid (the CPU backend refills the last update's cells only while the grid stays the same).
-/// Backends choose on the host, with the same rule, so that they all sweep the same grid.
+/// Chooses the sweep axis (largest spread of box centres, with hysteresis) and the cell grid
+/// (about twice the median box extent, capped so there are at most about as many cells as
+/// boxes) from a deterministic sample of the store's usable boxes. Any grid gives the same
+/// pairs; a good one gives few candidates, so the choice is kept for a few updates while the
+/// number of boxes stays about the same, and after them as long as a new sample gives nearly
+/// the same grid (the CPU backend refills the last update's cells only while the grid stays
+/// the same). Backends choose on the host, with the same rule, so that they all sweep the same
+/// grid.
 class SapGridChooser {
 public:
     /// The grid for this update.

@@ -7,9 +7,8 @@
 
 namespace bulletgpu {
 
-/// The slots a proxy is paired with. The first few live inside the proxy itself, next to the
-/// fields Bullet reads when it adds or removes the pair, so most pair changes touch no other
-/// memory; more spill into a vector.
+/// The slots a proxy is paired with. The first few are kept inline, so that a list fills one
+/// cache line and most pair changes touch no other memory; more spill into a vector.
 class PartnerList {
 public:
     /// Number of partners kept inline.
@@ -25,8 +24,10 @@ public:
 
     /// Adds a partner (the caller ensures it is not there yet).
     void push(std::uint32_t slot) {
-        if (m_count < cInline) m_inline[m_count] = slot;
-        else m_overflow.push_back(slot);
+        if (m_count < cInline)
+            m_inline[m_count] = slot;
+        else
+            m_overflow.push_back(slot);
         ++m_count;
     }
 
@@ -35,8 +36,10 @@ public:
         for (std::uint32_t i = 0; i < m_count; ++i) {
             if ((*this)[i] != slot) continue;
             const std::uint32_t last = (*this)[m_count - 1];
-            if (i < cInline) m_inline[i] = last;
-            else m_overflow[i - cInline] = last;
+            if (i < cInline)
+                m_inline[i] = last;
+            else
+                m_overflow[i - cInline] = last;
             if (m_count > cInline) m_overflow.pop_back();
             --m_count;
             return true;

@@ -30,6 +30,7 @@ ProxyTable::~ProxyTable() = default;
 void ProxyTable::reserve(std::uint32_t proxies) {
     m_boxes.reserve(proxies);
     m_chunks.reserve((proxies + cChunkSize - 1) / cChunkSize);
+    m_partners.reserve(proxies);
 }
 
 SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group,
@@ -52,7 +53,8 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
     proxy->m_aabbMax = aabbMax;
     if (m_isGhost.size() <= slot) m_isGhost.resize(slot + 1, 0);
     m_isGhost[slot] = isGhostClient(clientObject) ? 1 : 0;
-    proxy->partners.clear();
+    if (m_partners.size() <= slot) m_partners.resize(slot + 1);
+    m_partners[slot].value.clear();
     double lo[3], hi[3];
     toDoubles(aabbMin, lo);
     toDoubles(aabbMax, hi);
@@ -62,7 +64,7 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
 }
 
 void ProxyTable::destroy(SlotProxy* proxy) {
-    assert(proxy->partners.empty() && "unlink a proxy's pairs before destroying it");
+    assert(partners(proxy->slot()).empty() && "unlink a proxy's pairs before destroying it");
     m_boxes.erase(proxy->slot());
     proxy->m_clientObject = nullptr;
     m_freeSlots.push_back(proxy->slot());
@@ -87,21 +89,22 @@ void ProxyTable::resetSlots() {
     m_slotCount = 0;
     m_freeSlots.clear();
     m_isGhost.clear();
+    m_partners.clear();
 }
 
 void ProxyTable::link(std::uint32_t a, std::uint32_t b) {
-    proxy(a)->partners.push(b);
-    proxy(b)->partners.push(a);
+    m_partners[a].value.push(b);
+    m_partners[b].value.push(a);
 }
 
 bool ProxyTable::unlink(std::uint32_t a, std::uint32_t b) {
-    const bool foundA = proxy(a)->partners.erase(b);
-    const bool foundB = proxy(b)->partners.erase(a);
+    const bool foundA = m_partners[a].value.erase(b);
+    const bool foundB = m_partners[b].value.erase(a);
     assert(foundA == foundB);
     (void)foundB;
     return foundA;
 }
 
-bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const { return proxy(a)->partners.contains(b); }
+bool ProxyTable::linked(std::uint32_t a, std::uint32_t b) const { return partners(a).contains(b); }
 
 } // namespace bulletgpu

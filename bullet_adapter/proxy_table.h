@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bullet_adapter/partner_list.h"
+#include "kernels/common/cache_line.h"
 #include "kernels/sap/box_store.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
@@ -14,11 +15,10 @@
 
 namespace bulletgpu {
 
-/// The proxy BulletGpu hands to Bullet: Bullet's fields plus the dense slot of its box and
-/// the slots of the proxies it is paired with.
+/// The proxy BulletGpu hands to Bullet: Bullet's fields alone, so that the proxies, which
+/// setAabb walks every step, take as little memory as Bullet's own. Its partner list lives in
+/// the ProxyTable, where a second thread may keep it while Bullet reads the proxy.
 struct SlotProxy : public btBroadphaseProxy {
-    PartnerList partners; ///< Slots of the proxies this one is paired with in the cache.
-
     /// Index of this proxy's box in the BoxStore: its unique id is slot + 1, so the slot is read
     /// from Bullet's own fields, in the proxy's first cache line.
     std::uint32_t slot() const { return static_cast<std::uint32_t>(m_uniqueId) - 1; }
@@ -85,6 +85,8 @@ public:
     bool unlink(std::uint32_t a, std::uint32_t b);
     /// Whether a and b are linked.
     bool linked(std::uint32_t a, std::uint32_t b) const;
+    /// The slots the proxy in a slot is paired with in the cache.
+    const PartnerList& partners(std::uint32_t slot) const { return m_partners[slot].value; }
 
 private:
     /// Whether two vectors have the same x, y and z bits.
@@ -109,9 +111,10 @@ private:
     static constexpr std::uint32_t cChunkSize = 1u << cChunkBits;
 
     std::vector<std::unique_ptr<SlotProxy[]>> m_chunks;
-    std::uint32_t m_slotCount = 0;          // slots ever handed out (live or free)
-    std::vector<std::uint32_t> m_freeSlots; // min-heap: the lowest free slot is reused first
-    std::vector<std::uint8_t> m_isGhost;    // per slot, beside the proxies' cache lines
+    std::vector<CacheLinePadded<PartnerList>> m_partners; // per slot, a cache line each
+    std::uint32_t m_slotCount = 0;                        // slots ever handed out (live or free)
+    std::vector<std::uint32_t> m_freeSlots;               // min-heap: the lowest free slot is reused first
+    std::vector<std::uint8_t> m_isGhost;                  // per slot, beside the proxies' cache lines
     std::uint32_t m_liveCount = 0;
 };
 

@@ -92,12 +92,12 @@ std::size_t PairCacheSync::applyDeltasToPartners(const PairDeltas& deltas) {
 }
 
 void PairCacheSync::removePairsOf(SlotProxy& proxy, btDispatcher* dispatcher) {
-    proxy.partners.copySorted(m_scratch);
+    m_table.partners(proxy.slot()).copySorted(m_scratch);
     for (std::uint32_t other : m_scratch) removePair(proxy.slot(), other, dispatcher);
 }
 
 void PairCacheSync::setPairsOf(SlotProxy& proxy, const std::vector<std::uint32_t>& partners, btDispatcher* dispatcher) {
-    proxy.partners.copySorted(m_scratch);
+    m_table.partners(proxy.slot()).copySorted(m_scratch);
     // Removals first, then additions, each in slot order.
     auto next = partners.begin();
     for (std::uint32_t other : m_scratch) {
@@ -125,7 +125,7 @@ std::vector<std::uint64_t> PairCacheSync::currentPairs() const {
     pairs.reserve(m_pairCount);
     for (std::uint32_t slot = 0; slot < m_table.boxes().size(); ++slot) {
         if (!m_table.boxes().isLive(slot)) continue;
-        const PartnerList& partners = m_table.proxy(slot)->partners;
+        const PartnerList& partners = m_table.partners(slot);
         for (std::uint32_t i = 0; i < partners.size(); ++i) {
             if (slot < partners[i]) pairs.push_back(pairKey(slot, partners[i]));
         }

@@ -112,14 +112,19 @@ void CellRefill::refillCell(const SapGrid& grid, std::uint32_t cell, const SlotB
     std::uint32_t kept = 0;
     for (std::uint32_t i = 0; i < previousCount; ++i) {
         if (i + cPrefetchDistance < previousCount) __builtin_prefetch(&boxes[previousSlots[i + cPrefetchDistance]]);
-        const SlotBox& box = boxes[previousSlots[i]];
-        if (coversCell(box.cells, u, v)) out[kept++] = box.entryIn(u, v);
+        const std::uint32_t slot = previousSlots[i];
+        const SlotBox& box = boxes[slot];
+        if (!box.bucketed()) continue;
+        const SapCellRange cells = box.cellsOn(grid);
+        if (coversCell(cells, u, v)) out[kept++] = box.entryIn(slot, cells, u, v);
     }
     sortNearlySorted(out, kept);
 
     entering.clear();
     for (std::uint32_t k = m_enterStart[cell]; k < m_enterStart[cell + 1]; ++k) {
-        entering.push_back(boxes[m_enterSlots[k]].entryIn(u, v));
+        const std::uint32_t slot = m_enterSlots[k];
+        const SlotBox& box = boxes[slot];
+        entering.push_back(box.entryIn(slot, box.cellsOn(grid), u, v));
     }
     if (!entering.empty()) {
         sortNearlySorted(entering.data(), static_cast<std::uint32_t>(entering.size()));

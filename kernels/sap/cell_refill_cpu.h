@@ -24,19 +24,27 @@ inline bool coversCell(const SapCellRange& r, std::int32_t u, std::int32_t v) {
     return r.u0 <= u && u <= r.u1 && r.v0 <= v && v <= r.v1;
 }
 
-/// A box as the cells are filled from it, by slot: its bounds in sweep coordinates, its filter
-/// and the cells it covers. One cache line, so that filling a cell reads one line per entry.
-struct alignas(cCacheLineBytes) SlotBox {
+/// A box as the cells are filled from it, by slot: its bounds in sweep coordinates and its
+/// filter. Half a cache line, so that filling a cell reads one line per entry from half the
+/// memory; the cells it covers are computed again from its bounds, which costs less than
+/// reading them. A box in no cell (unusable, free or huge) has NaN bounds on the sweep axis.
+struct alignas(32) SlotBox {
     float minS, maxS, minU, maxU, minV, maxV; ///< As in CellEntry.
-    std::uint32_t slot;                       ///< The box's slot.
     std::uint32_t group, mask;                ///< Collision filter.
-    SapCellRange cells;                       ///< Cells covered; cNoCells when the box is not bucketed.
 
-    /// The entry of this box in cell (u, v), one of its cells.
-    CellEntry entryIn(std::int32_t u, std::int32_t v) const {
+    /// Whether the box is in cells (false for the NaN bounds of one that is not).
+    bool bucketed() const { return minS <= maxS; }
+    /// The cells the box covers on a grid (when bucketed).
+    SapCellRange cellsOn(const SapGrid& grid) const { return sapCellRange(grid, minU, maxU, minV, maxV); }
+    /// The entry of the box in slot `slot` in cell (u, v), one of the cells it covers.
+    CellEntry entryIn(std::uint32_t slot, const SapCellRange& cells, std::int32_t u, std::int32_t v) const {
         return CellEntry{minS, maxS, minU, maxU, minV, maxV, slot, sapCornerBits(cells, u, v), group, mask};
     }
 };
+static_assert(sizeof(SlotBox) == 32, "SlotBox is half a cache line");
+
+/// SlotBox of a box in no cell.
+constexpr SlotBox cNotBucketedBox{__builtin_nanf(""), __builtin_nanf(""), 0, 0, 0, 0, 0, 0};
 
 /// A box whose cells changed since the cells were last filled, with the cells it covered then
 /// and covers now (so that counting the moves reads no box).

@@ -177,15 +177,16 @@ bool PairFinderCpu::classify(const BoxStore& boxes) {
     const SapGrid previousGrid = m_grid;
     m_grid = m_gridChooser.choose(boxes, boxes.liveCount());
     // The store never shrinks, so every slot of the last fill is still a slot.
-    m_cellsFilled = m_cellsFilled && m_grid == previousGrid && m_boxes.size() <= static_cast<std::size_t>(slots);
+    m_cellsFilled = m_cellsFilled && m_grid == previousGrid && m_cells.size() <= static_cast<std::size_t>(slots);
     const bool findMoves = m_cellsFilled;
 
     // One pass, indexed by slot: each slot's box and cells (cNoCells for free, unusable and huge
     // ones), and the boxes whose cells changed. Without a fill to start from, the sort keys too:
     // bucketed boxes get their sweep key, every other slot the largest key, so the stable sort
     // puts the bucketed boxes first, in sweep order and, on ties, in slot order.
-    const auto filled = static_cast<std::int64_t>(m_boxes.size());
+    const auto filled = static_cast<std::int64_t>(m_cells.size());
     m_boxes.resize(static_cast<std::size_t>(slots));
+    m_cells.resize(static_cast<std::size_t>(slots));
     if (!findMoves) {
         m_sortKeys.resize(static_cast<std::size_t>(slots));
         m_sortOrder.resize(static_cast<std::size_t>(slots));
@@ -214,9 +215,10 @@ bool PairFinderCpu::classify(const BoxStore& boxes) {
         std::vector<MovedBox>& moved = m_refill.moved(t);
         for (std::int64_t s = begin; s < end; ++s) {
             const auto slot = static_cast<std::uint32_t>(s);
-            SlotBox& box = m_boxes[slot];
-            const SapCellRange before = s < filled ? box.cells : cNoCells;
+            SapCellRange& cellsOfSlot = m_cells[slot];
+            const SapCellRange before = s < filled ? cellsOfSlot : cNoCells;
             SapCellRange cells = cNoCells;
+            SlotBox box = cNotBucketedBox;
             if (boxes.isUsable(slot)) {
                 ++usable;
                 const SapCellRange range = sapCellRange(m_grid, minU[slot], maxU[slot], minV[slot], maxV[slot]);
@@ -224,12 +226,13 @@ bool PairFinderCpu::classify(const BoxStore& boxes) {
                     huge.push_back(slot);
                 } else {
                     cells = range;
-                    box = SlotBox{minS[slot], maxS[slot], minU[slot],  maxU[slot], minV[slot],
-                                  maxV[slot], slot,       group[slot], mask[slot], cells};
+                    box = SlotBox{minS[slot], maxS[slot], minU[slot],  maxU[slot],
+                                  minV[slot], maxV[slot], group[slot], mask[slot]};
                     ++normals;
                 }
             }
-            box.cells = cells;
+            m_boxes[slot] = box;
+            cellsOfSlot = cells;
             if (findMoves) {
                 if (!sameCells(before, cells)) moved.push_back(MovedBox{slot, before, cells});
             } else {
@@ -256,8 +259,7 @@ void PairFinderCpu::sortBySweepKey(std::uint32_t slots, bool keysWritten) {
         for (std::int64_t s = 0; s < static_cast<std::int64_t>(slots); ++s) {
             const SlotBox& box = m_boxes[static_cast<std::size_t>(s)];
             m_sortOrder[static_cast<std::size_t>(s)] = static_cast<std::uint32_t>(s);
-            m_sortKeys[static_cast<std::size_t>(s)] =
-                sameCells(box.cells, cNoCells) ? cNotBucketed : orderedFloatKey(box.minS);
+            m_sortKeys[static_cast<std::size_t>(s)] = box.bucketed() ? orderedFloatKey(box.minS) : cNotBucketed;
         }
     }
     m_sorter.sortPairs(m_sortKeys, m_sortOrder, slots, m_activeThreads);
@@ -296,7 +298,7 @@ void PairFinderCpu::bucketIntoCells() {
             }
             const SlotBox& box = m_sortedBoxes[static_cast<std::size_t>(k)] =
                 m_boxes[m_sortOrder[static_cast<std::size_t>(k)]];
-            const SapCellRange& r = box.cells;
+            const SapCellRange r = box.cellsOn(m_grid);
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
                 for (std::int32_t u = r.u0; u <= r.u1; ++u) ++offsets[sapCellIndex(m_grid, u, v)];
             }
@@ -321,12 +323,13 @@ void PairFinderCpu::bucketIntoCells() {
         }
         for (std::int64_t k = begin; k < end; ++k) {
             const SlotBox& box = m_sortedBoxes[static_cast<std::size_t>(k)];
-            const SapCellRange& r = box.cells;
+            const std::uint32_t slot = m_sortOrder[static_cast<std::size_t>(k)];
+            const SapCellRange r = box.cellsOn(m_grid);
             for (std::int32_t v = r.v0; v <= r.v1; ++v) {
                 for (std::int32_t u = r.u0; u <= r.u1; ++u) {
                     const std::uint32_t at = offsets[sapCellIndex(m_grid, u, v)]++;
-                    m_entries[at] = box.entryIn(u, v);
-                    m_entrySlots[at] = box.slot;
+                    m_entries[at] = box.entryIn(slot, r, u, v);
+                    m_entrySlots[at] = slot;
                 }
             }
         }
@@ -338,7 +341,7 @@ bool PairFinderCpu::stillPaired(const BoxStore& boxes, const BoxArraysView& view
                                 bool filterGroups) const {
     const SlotBox& boxA = m_boxes[a];
     const SlotBox& boxB = m_boxes[b];
-    if (sameCells(boxA.cells, cNoCells) || sameCells(boxB.cells, cNoCells)) {
+    if (!boxA.bucketed() || !boxB.bucketed()) {
         // Huge, unusable or freed: as the huge-box tests and the brute force decide.
         return boxes.isUsable(a) && boxes.isUsable(b) && sapKeepsPair(view, m_ownership, a, b, filterGroups);
     }
@@ -380,7 +383,7 @@ void PairFinderCpu::findLost(const BoxStore& boxes, bool filterGroups) {
 void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups, bool handLost) {
     const BoxArraysView view = viewOf(boxes);
     const std::int64_t cells = m_grid.cellCount();
-    const auto slots = static_cast<std::int64_t>(m_boxes.size());
+    const auto slots = static_cast<std::int64_t>(m_cells.size());
     const std::int64_t huge = static_cast<std::int64_t>(m_hugeSlots.size());
     std::uint64_t candidates = 0;
     const CellSweepRules rules = sweepRules(boxes, filterGroups);
@@ -411,7 +414,7 @@ void PairFinderCpu::sweep(const BoxStore& boxes, bool filterGroups, bool handLos
 #pragma omp for schedule(static) nowait
             for (std::int64_t s = 0; s < slots; ++s) {
                 const auto a = static_cast<std::uint32_t>(s);
-                if (sameCells(m_boxes[a].cells, cNoCells)) continue;
+                if (sameCells(m_cells[a], cNoCells)) continue;
                 for (std::uint32_t b : m_hugeSlots) {
                     ++candidates;
                     if (sapKeepsPair(view, m_ownership, a, b, filterGroups)) out.push(pairKey(a, b));
@@ -531,7 +534,7 @@ bool PairFinderCpu::validate() const {
     if (!m_cellsFilled) return true;
     // Each bucketed box is in exactly its cells, as itself; each cell in sweep order.
     std::uint64_t expectedEntries = 0;
-    for (const SlotBox& box : m_boxes) expectedEntries += box.cells.count();
+    for (const SapCellRange& cells : m_cells) expectedEntries += cells.count();
     if (expectedEntries != m_cellStart[m_grid.cellCount()]) return false;
     for (std::uint32_t cell = 0; cell < m_grid.cellCount(); ++cell) {
         const std::int32_t u = sapCellColumn(m_grid, cell);
@@ -540,7 +543,9 @@ bool PairFinderCpu::validate() const {
             const CellEntry& entry = m_entries[i];
             if (entry.slot >= m_boxes.size() || m_entrySlots[i] != entry.slot) return false;
             const SlotBox& box = m_boxes[entry.slot];
-            if (!coversCell(box.cells, u, v) || entry.corner != sapCornerBits(box.cells, u, v)) return false;
+            const SapCellRange& cells = m_cells[entry.slot];
+            if (!box.bucketed() || !sameCells(box.cellsOn(m_grid), cells)) return false;
+            if (!coversCell(cells, u, v) || entry.corner != sapCornerBits(cells, u, v)) return false;
             if (entry.minS != box.minS || entry.maxU != box.maxU || entry.mask != box.mask) return false;
             if (i > m_cellStart[cell] && !(m_entries[i - 1].minS <= entry.minS)) return false;
         }

@@ -95,7 +95,8 @@ private:
     SapGrid m_grid;
     SapGridChooser m_gridChooser;
     RadixSorterCpu m_sorter;
-    std::vector<SlotBox> m_boxes;           // every slot's box and cells as of the last full sweep
+    std::vector<SlotBox> m_boxes;           // every slot's box as of the last full sweep
+    std::vector<SapCellRange> m_cells;      // every slot's cells as of the last full sweep
     std::vector<SlotBox> m_sortedBoxes;     // the bucketed ones, in sweep order
     std::vector<std::uint32_t> m_sortKeys;  // ordered-float lower bound on the sweep axis
     std::vector<std::uint32_t> m_sortOrder; // slots, bucketed boxes first in sweep order after the sort

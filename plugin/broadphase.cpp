@@ -6,6 +6,7 @@
 #include "kernels/query/box_tree.h"
 #include "plugin/backend_choice.h"
 #include "plugin/pair_cache_sync.h"
+#include "plugin/prefetching_pair_cache.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 
@@ -36,9 +37,9 @@ btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
 
 struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
-        : config(config), ownedCache(config.pairCache == nullptr ? new btHashedOverlappingPairCache() : nullptr),
+        : config(config), ownedCache(config.pairCache == nullptr ? new PrefetchingPairCache() : nullptr),
           cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
-          sync(table, *cache, config.threads) {
+          sync(table, *cache, ownedCache.get(), config.threads) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});
@@ -97,7 +98,7 @@ struct Broadphase::Impl {
     BroadphaseConfig config;
     BackendChoice choice;
     SlabPlan plan;
-    std::unique_ptr<btOverlappingPairCache> ownedCache;
+    std::unique_ptr<PrefetchingPairCache> ownedCache;
     btOverlappingPairCache* cache;
     ProxyTable table;
     PairCacheSync sync;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "plugin/pair_cache_sync.h"
 
+#include "plugin/prefetching_pair_cache.h"
+
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/omp_team.h"
 
@@ -13,8 +15,10 @@
 
 namespace bulletgpu {
 
-PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, int threads)
-    : m_table(table), m_cache(cache), m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
+PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching,
+                             int threads)
+    : m_table(table), m_cache(cache), m_prefetching(prefetching),
+      m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
 
 void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b) {
     assert(!m_table.linked(a, b));
@@ -31,11 +35,21 @@ void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* d
     m_edits[pairKey(a, b)] = false;
 }
 
-void PairCacheSync::prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t i) const {
-    const std::size_t at = i + cPrefetchAhead;
-    if (at >= keys.size()) return;
-    __builtin_prefetch(m_table.proxy(pairLow(keys[at])));
-    __builtin_prefetch(m_table.proxy(pairHigh(keys[at])));
+void PairCacheSync::prefetchAhead(const std::vector<std::uint64_t>& keys, std::size_t i) {
+    if (i + 3 * cPrefetchStride < keys.size()) {
+        const std::uint64_t key = keys[i + 3 * cPrefetchStride];
+        __builtin_prefetch(m_table.proxy(pairLow(key)));
+        __builtin_prefetch(m_table.proxy(pairHigh(key)));
+    }
+    if (m_prefetching == nullptr) return;
+    if (i + 2 * cPrefetchStride < keys.size()) {
+        const std::uint64_t key = keys[i + 2 * cPrefetchStride];
+        m_prefetching->prefetchBucket(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key)));
+    }
+    if (i + cPrefetchStride < keys.size()) {
+        const std::uint64_t key = keys[i + cPrefetchStride];
+        m_prefetching->prefetchChain(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key)));
+    }
 }
 
 void PairCacheSync::takeLost(const std::vector<std::uint64_t>& lost) { removeFromCache(lost, m_dispatcher); }
@@ -68,7 +82,7 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
 
 void PairCacheSync::removeFromCache(const std::vector<std::uint64_t>& keys, btDispatcher* dispatcher) {
     for (std::size_t i = 0; i < keys.size(); ++i) {
-        prefetchProxies(keys, i);
+        prefetchAhead(keys, i);
         m_cache.removeOverlappingPair(m_table.proxy(pairLow(keys[i])), m_table.proxy(pairHigh(keys[i])), dispatcher);
     }
 }
@@ -76,7 +90,7 @@ void PairCacheSync::removeFromCache(const std::vector<std::uint64_t>& keys, btDi
 void PairCacheSync::applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher) {
     if (!deltas.lostTaken) removeFromCache(deltas.lost, dispatcher);
     for (std::size_t i = 0; i < deltas.found.size(); ++i) {
-        prefetchProxies(deltas.found, i);
+        prefetchAhead(deltas.found, i);
         const std::uint64_t key = deltas.found[i];
         if (m_cache.addOverlappingPair(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key))) == nullptr) {
             m_refused.push_back(key);

@@ -13,6 +13,8 @@ class btOverlappingPairCache;
 
 namespace bulletgpu {
 
+class PrefetchingPairCache;
+
 /// Keeps Bullet's pair cache, the proxies' partner lists and the pair finder's set in step.
 ///
 /// The cache only changes through addOverlappingPair / removeOverlappingPair, removals
@@ -28,7 +30,9 @@ class PairCacheSync final : public LostPairSink {
 public:
     /// Works on this table's proxies and this cache, with up to `threads` threads (0: OpenMP's
     /// default); the cache itself is only ever changed by the calling thread.
-    PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, int threads);
+    /// `prefetching` is the cache itself when the broadphase made it (null otherwise): pair
+    /// changes then load their hash buckets and chains ahead.
+    PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching, int threads);
 
     /// Names the dispatcher the next update's lost pairs are removed with (see takeLost).
     void beginUpdate(btDispatcher* dispatcher) { m_dispatcher = dispatcher; }
@@ -70,10 +74,11 @@ private:
     void applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher);
     /// The partner lists' side of applyDeltas; returns how many lost pairs were not linked.
     std::size_t applyDeltasToPartners(const PairDeltas& deltas);
-    /// Pairs ahead of the one being applied whose proxies are fetched: they are read in scattered order.
-    static constexpr std::size_t cPrefetchAhead = 8;
-    /// Fetches the proxies of the pair cPrefetchAhead after keys[i], if any.
-    void prefetchProxies(const std::vector<std::uint64_t>& keys, std::size_t i) const;
+    /// Pairs between the stages of loading ahead what a pair change reads in scattered places:
+    /// the proxies 3 strides ahead, their hash bucket 2 strides ahead, the bucket's chain 1.
+    static constexpr std::size_t cPrefetchStride = 8;
+    /// Loads ahead, for the change of keys[i], what later changes read.
+    void prefetchAhead(const std::vector<std::uint64_t>& keys, std::size_t i);
     /// Adds a pair outside an update, as an edit for the finder.
     void addPair(std::uint32_t a, std::uint32_t b);
     /// Removes a pair outside an update, as an edit for the finder.
@@ -81,6 +86,7 @@ private:
 
     ProxyTable& m_table;
     btOverlappingPairCache& m_cache;
+    PrefetchingPairCache* m_prefetching;
     std::unordered_map<std::uint64_t, bool> m_edits; // pair key -> in the cache now
     std::vector<std::uint64_t> m_editAdded, m_editRemoved;
     std::vector<std::uint64_t> m_refused; // found pairs the cache's filter refused

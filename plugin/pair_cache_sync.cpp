@@ -36,19 +36,28 @@ void PairCacheSync::removePair(std::uint32_t a, std::uint32_t b, btDispatcher* d
 }
 
 void PairCacheSync::prefetchAhead(const std::vector<std::uint64_t>& keys, std::size_t i) {
-    if (i + 3 * cPrefetchStride < keys.size()) {
-        const std::uint64_t key = keys[i + 3 * cPrefetchStride];
-        __builtin_prefetch(m_table.proxy(pairLow(key)));
-        __builtin_prefetch(m_table.proxy(pairHigh(key)));
+    const auto proxies = [&](std::size_t stage) {
+        const std::uint64_t key = keys[i + stage * cPrefetchStride];
+        return std::pair<btBroadphaseProxy*, btBroadphaseProxy*>(m_table.proxy(pairLow(key)),
+                                                                 m_table.proxy(pairHigh(key)));
+    };
+    if (i + 4 * cPrefetchStride < keys.size()) {
+        const auto [a, b] = proxies(4);
+        __builtin_prefetch(a);
+        __builtin_prefetch(b);
     }
     if (m_prefetching == nullptr) return;
+    if (i + 3 * cPrefetchStride < keys.size()) {
+        const auto [a, b] = proxies(3);
+        m_prefetching->prefetchBucket(a, b);
+    }
     if (i + 2 * cPrefetchStride < keys.size()) {
-        const std::uint64_t key = keys[i + 2 * cPrefetchStride];
-        m_prefetching->prefetchBucket(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key)));
+        const auto [a, b] = proxies(2);
+        m_prefetching->prefetchChain(a, b);
     }
     if (i + cPrefetchStride < keys.size()) {
-        const std::uint64_t key = keys[i + cPrefetchStride];
-        m_prefetching->prefetchChain(m_table.proxy(pairLow(key)), m_table.proxy(pairHigh(key)));
+        const auto [a, b] = proxies(1);
+        m_prefetching->prefetchChainProxies(a, b);
     }
 }
 

@@ -75,8 +75,9 @@ private:
     /// The partner lists' side of applyDeltas; returns how many lost pairs were not linked.
     std::size_t applyDeltasToPartners(const PairDeltas& deltas);
     /// Pairs between the stages of loading ahead what a pair change reads in scattered places:
-    /// the proxies 3 strides ahead, their hash bucket 2 strides ahead, the bucket's chain 1.
-    static constexpr std::size_t cPrefetchStride = 8;
+    /// the proxies 4 strides ahead, their hash bucket 3, the bucket's first pair 2, that pair's
+    /// proxies and the chain's next pair 1.
+    static constexpr std::size_t cPrefetchStride = 6;
     /// Loads ahead, for the change of keys[i], what later changes read.
     void prefetchAhead(const std::vector<std::uint64_t>& keys, std::size_t i);
     /// Adds a pair outside an update, as an edit for the finder.

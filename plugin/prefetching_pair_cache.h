@@ -30,6 +30,20 @@ public:
         __builtin_prefetch(&m_next[index]);
     }
 
+    /// Loads the proxies of the first pair of the chain (whose ids the search compares) and the
+    /// chain's second pair (reads the first pair and its link).
+    void prefetchChainProxies(const btBroadphaseProxy* proxy0, const btBroadphaseProxy* proxy1) {
+        const int bucket = bucketOf(proxy0, proxy1);
+        if (bucket >= m_hashTable.size()) return;
+        const btBroadphasePairArray& pairs = getOverlappingPairArray();
+        const int index = m_hashTable[bucket];
+        if (index < 0 || index >= pairs.size()) return;
+        __builtin_prefetch(pairs[index].m_pProxy0);
+        __builtin_prefetch(pairs[index].m_pProxy1);
+        const int next = m_next[index];
+        if (next >= 0 && next < pairs.size()) __builtin_prefetch(&pairs[next]);
+    }
+
     /// Whether the chain of the pair's bucket holds the pair (a validator: the prefetches load
     /// the lines that adding or removing the pair reads).
     bool bucketHolds(const btBroadphaseProxy* proxy0, const btBroadphaseProxy* proxy1) const {

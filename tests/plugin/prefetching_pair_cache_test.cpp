@@ -31,6 +31,7 @@ TEST_CASE("PrefetchingPairCache: loads the bucket Bullet's cache hashes each pai
         REQUIRE(cache.bucketHolds(b, a));
         cache.prefetchBucket(a, b);
         cache.prefetchChain(a, b);
+        cache.prefetchChainProxies(a, b);
     }
     // A pair that is not there is in no bucket.
     CHECK_FALSE(cache.bucketHolds(&proxies[0], &proxies[0]));

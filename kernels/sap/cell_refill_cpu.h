@@ -58,7 +58,7 @@ struct MovedBox {
 /// since: each cell keeps its entries whose boxes still cover it, with their new bounds, takes
 /// in the boxes that moved into it, and is sorted again. Boxes that moved a little keep nearly
 /// the same order within a cell, so an insertion sort costs about one pass, and every array is
-/// read and written in order but the boxes, which are read one cache line per entry. This
+/// read and written in order but the boxes, which are read one SlotBox per entry. This
 /// replaces a radix sort of every box and a scatter of each into its cells; the entries and
 /// their order within a cell by lower bound are the same (ties may be ordered differently).
 class CellRefill {

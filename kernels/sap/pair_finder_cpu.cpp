@@ -180,8 +180,8 @@ bool PairFinderCpu::classify(const BoxStore& boxes) {
     m_cellsFilled = m_cellsFilled && m_grid == previousGrid && m_cells.size() <= static_cast<std::size_t>(slots);
     const bool findMoves = m_cellsFilled;
 
-    // One pass, indexed by slot: each slot's box and cells (cNoCells for free, unusable and huge
-    // ones), and the boxes whose cells changed. Without a fill to start from, the sort keys too:
+    // One pass, indexed by slot: each slot's box and cells (cNotBucketedBox and cNoCells for free,
+    // unusable and huge ones), and the boxes whose cells changed. Without a fill to start from, the sort keys too:
     // bucketed boxes get their sweep key, every other slot the largest key, so the stable sort
     // puts the bucketed boxes first, in sweep order and, on ties, in slot order.
     const auto filled = static_cast<std::int64_t>(m_cells.size());

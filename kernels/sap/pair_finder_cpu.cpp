@@ -472,10 +472,7 @@ void PairFinderCpu::diff(std::uint32_t slotCount, PairDeltas& deltas, bool lostF
         deltas.lost.assign(m_lost.begin(), m_lost.end());
         deltas.lostTaken = true;
 #if defined(BULLETGPU_VALIDATE)
-        std::vector<std::uint64_t> lost;
-        std::set_difference(m_pairs.begin(), m_pairs.end(), m_newPairs.begin(), m_newPairs.end(),
-                            std::back_inserter(lost));
-        assert(lost == m_lost && "the lost pairs found before the sweep are not the ones it lost");
+        assert(lostIsDifference() && "the lost pairs found before the sweep are not the ones it lost");
 #endif
     } else {
         // The found and the lost pairs are two independent merges.
@@ -525,6 +522,18 @@ void PairFinderCpu::applyEdits(const std::vector<std::uint64_t>& added, const st
     std::set_difference(m_pairs.begin(), m_pairs.end(), removed.begin(), removed.end(), std::back_inserter(m_newPairs));
     m_pairs.clear();
     std::set_union(m_newPairs.begin(), m_newPairs.end(), added.begin(), added.end(), std::back_inserter(m_pairs));
+}
+
+bool PairFinderCpu::lostIsDifference() const {
+    auto lost = m_lost.begin();
+    auto now = m_newPairs.begin();
+    for (const std::uint64_t key : m_pairs) {
+        while (now != m_newPairs.end() && *now < key) ++now;
+        if (now != m_newPairs.end() && *now == key) continue;
+        if (lost == m_lost.end() || *lost != key) return false;
+        ++lost;
+    }
+    return lost == m_lost.end();
 }
 
 bool PairFinderCpu::validate() const {

@@ -63,6 +63,10 @@ private:
     /// Whether the pair of slots a and b passes this update's tests (see findLost).
     bool stillPaired(const BoxStore& boxes, const BoxArraysView& view, std::uint32_t a, std::uint32_t b,
                      bool filterGroups) const;
+    /// Whether m_lost holds exactly the pairs of m_pairs that m_newPairs lacks (the validator of a
+    /// difference whose lost pairs were found before the sweep; allocates nothing, so the
+    /// allocation test holds in validating builds too).
+    bool lostIsDifference() const;
     /// Appends the pairs of m_newPairs (sorted) that are not in m_pairs to `found`, on the threads.
     void findFound(std::vector<std::uint64_t>& found);
     /// Sweeps every cell and tests huge boxes against all others, into m_threadPairs; with

@@ -86,6 +86,11 @@ void* operator new(std::size_t size, std::align_val_t alignment, const std::noth
 void* operator new[](std::size_t size, std::align_val_t alignment, const std::nothrow_t&) noexcept {
     return countedAlignedAlloc(size, static_cast<std::size_t>(alignment));
 }
+// Every operator new above allocates with malloc, so freeing with free matches. GCC 12 cannot
+// see that through the replaced operators and warns where it inlines a new with its delete.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void operator delete(void* p) noexcept { std::free(p); }
 void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }

@@ -95,12 +95,15 @@ private:
     }
 
 #ifdef BT_USE_DOUBLE_PRECISION
-    /// Stores a changed box, rounded outward to floats beside the exact doubles.
+    /// Stores a changed box, rounded outward to floats beside the exact doubles; returns whether
+    /// the store's box changed.
     bool storeBox(std::uint32_t slot, const btVector3& aabbMin, const btVector3& aabbMax);
 #else
-    /// Stores a changed box: float bounds are kept as they are, with no rounding to do.
+    /// Stores a changed box: float bounds are kept as they are, with no rounding to do, and the
+    /// store holds the same bits as the proxy, whose comparison already found the box changed.
     bool storeBox(std::uint32_t slot, const btVector3& aabbMin, const btVector3& aabbMax) {
-        return m_boxes.updateFloat(slot, aabbMin.m_floats, aabbMax.m_floats);
+        m_boxes.storeFloat(slot, aabbMin.m_floats, aabbMax.m_floats);
+        return true;
     }
 #endif
 

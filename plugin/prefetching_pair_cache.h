@@ -22,35 +22,29 @@ public:
 
     /// Loads the first pair of the chain in the pair's bucket and its link (reads the bucket).
     void prefetchChain(const btBroadphaseProxy* proxy0, const btBroadphaseProxy* proxy1) {
-        const int bucket = bucketOf(proxy0, proxy1);
-        if (bucket >= m_hashTable.size()) return;
-        const int index = m_hashTable[bucket];
-        if (index < 0 || index >= getOverlappingPairArray().size()) return;
-        __builtin_prefetch(&getOverlappingPairArray()[index]);
-        __builtin_prefetch(&m_next[index]);
+        const int head = chainHead(proxy0, proxy1);
+        if (head < 0) return;
+        __builtin_prefetch(&getOverlappingPairArray()[head]);
+        __builtin_prefetch(&m_next[head]);
     }
 
     /// Loads the proxies of the first pair of the chain (whose ids the search compares) and the
     /// chain's second pair (reads the first pair and its link).
     void prefetchChainProxies(const btBroadphaseProxy* proxy0, const btBroadphaseProxy* proxy1) {
-        const int bucket = bucketOf(proxy0, proxy1);
-        if (bucket >= m_hashTable.size()) return;
+        const int head = chainHead(proxy0, proxy1);
+        if (head < 0) return;
         const btBroadphasePairArray& pairs = getOverlappingPairArray();
-        const int index = m_hashTable[bucket];
-        if (index < 0 || index >= pairs.size()) return;
-        __builtin_prefetch(pairs[index].m_pProxy0);
-        __builtin_prefetch(pairs[index].m_pProxy1);
-        const int next = m_next[index];
+        __builtin_prefetch(pairs[head].m_pProxy0);
+        __builtin_prefetch(pairs[head].m_pProxy1);
+        const int next = m_next[head];
         if (next >= 0 && next < pairs.size()) __builtin_prefetch(&pairs[next]);
     }
 
     /// Whether the chain of the pair's bucket holds the pair (a validator: the prefetches load
     /// the lines that adding or removing the pair reads).
     bool bucketHolds(const btBroadphaseProxy* proxy0, const btBroadphaseProxy* proxy1) const {
-        const int bucket = bucketOf(proxy0, proxy1);
-        if (bucket >= m_hashTable.size()) return false;
         const btBroadphasePairArray& pairs = getOverlappingPairArray();
-        for (int index = m_hashTable[bucket]; index >= 0 && index < pairs.size(); index = m_next[index]) {
+        for (int index = chainHead(proxy0, proxy1); index >= 0 && index < pairs.size(); index = m_next[index]) {
             const btBroadphasePair& pair = pairs[index];
             if ((pair.m_pProxy0 == proxy0 && pair.m_pProxy1 == proxy1) ||
                 (pair.m_pProxy0 == proxy1 && pair.m_pProxy1 == proxy0)) {
@@ -76,6 +70,15 @@ public:
         key ^= key >> 16;
         const auto capacity = static_cast<unsigned int>(getOverlappingPairArray().capacity());
         return static_cast<int>(key & (capacity - 1));
+    }
+
+private:
+    /// Index of the first pair in the chain of the pair's bucket, or -1 for an empty chain.
+    int chainHead(const btBroadphaseProxy* proxy0, const btBroadphaseProxy* proxy1) const {
+        const int bucket = bucketOf(proxy0, proxy1);
+        if (bucket >= m_hashTable.size()) return -1;
+        const int head = m_hashTable[bucket];
+        return head < getOverlappingPairArray().size() ? head : -1;
     }
 };
 

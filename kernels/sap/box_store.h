@@ -38,8 +38,7 @@ public:
     bool update(std::uint32_t slot, const double min[3], const double max[3]);
 
     /// Replaces a live slot's box by float bounds, kept as they are (for stores that keep no exact
-    /// boxes); returns false and changes nothing when the box is the same, bit for bit. Inline:
-    /// float Bullet's setAabb calls it for every object every step.
+    /// boxes); returns false and changes nothing when the box is the same, bit for bit.
     bool updateFloat(std::uint32_t slot, const float min[3], const float max[3]) {
         assert(isLive(slot) && !m_keepExact);
         bool same = true;
@@ -48,12 +47,20 @@ public:
                    floatBits(m_max[axis][slot]) == floatBits(max[axis]);
         }
         if (same) return false;
+        storeFloat(slot, min, max);
+        return true;
+    }
+
+    /// Replaces a live slot's box by float bounds, kept as they are, for a caller that already
+    /// knows the box changed. Inline: float Bullet's setAabb calls it for every moving object
+    /// every step, after comparing the box with the one its proxy keeps.
+    void storeFloat(std::uint32_t slot, const float min[3], const float max[3]) {
+        assert(isLive(slot) && !m_keepExact);
         for (int axis = 0; axis < 3; ++axis) {
             m_min[axis][slot] = min[axis];
             m_max[axis][slot] = max[axis];
         }
         markDirty(slot);
-        return true;
     }
 
     /// Replaces a live slot's collision filter; returns whether it changed.

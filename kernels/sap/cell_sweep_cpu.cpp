@@ -2,6 +2,7 @@
 #include "kernels/sap/cell_sweep_cpu.h"
 
 #include "kernels/common/aabb_ops.h"
+#include "kernels/common/lane_mask.h"
 #include "kernels/sap/sap_grid.h"
 
 #if defined(__SSE2__)
@@ -14,9 +15,6 @@ namespace {
 constexpr std::uint32_t cLanes = CellLanes::cLanes;
 constexpr std::uint32_t cAllLanes = (1u << cLanes) - 1;
 static_assert(cLanes == 4, "the lane tests below are written for four lanes");
-
-/// Number of lanes set in a mask of four lanes.
-constexpr std::uint8_t cLanesSet[1u << cLanes] = {0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4};
 
 /// The lanes of a group that lie inside the cell when `left` entries of it remain.
 std::uint32_t lanesInside(std::uint32_t left) { return left >= cLanes ? cAllLanes : (1u << left) - 1; }
@@ -157,7 +155,7 @@ std::uint64_t sweepCell(const CellEntry* entries, std::uint32_t count, const Cel
         // group that is not wholly in range is the last.
         for (std::uint32_t j = i + 1; j < count; j += cLanes) {
             const LaneMasks masks = probe.test(lanes, j, lanesInside(count - j), rules.filterGroups);
-            candidates += cLanesSet[masks.inRange];
+            candidates += laneCount(masks.inRange);
             out.reserveFor(cLanes);
             if (rules.confirmBySlot) {
                 emitConfirmedHits(probeSlot, lanes.slot.data() + j, masks.hits, rules, out);

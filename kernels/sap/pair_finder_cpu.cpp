@@ -181,9 +181,9 @@ bool PairFinderCpu::classify(const BoxStore& boxes) {
     const bool findMoves = m_cellsFilled;
 
     // One pass, indexed by slot: each slot's box and cells (cNotBucketedBox and cNoCells for free,
-    // unusable and huge ones), and the boxes whose cells changed. Without a fill to start from, the sort keys too:
-    // bucketed boxes get their sweep key, every other slot the largest key, so the stable sort
-    // puts the bucketed boxes first, in sweep order and, on ties, in slot order.
+    // unusable and huge ones), and the boxes whose cells changed. Without a fill to start from,
+    // the sort keys too: bucketed boxes get their sweep key, every other slot the largest key, so
+    // the stable sort puts the bucketed boxes first, in sweep order and, on ties, in slot order.
     const auto filled = static_cast<std::int64_t>(m_cells.size());
     m_boxes.resize(static_cast<std::size_t>(slots));
     m_cells.resize(static_cast<std::size_t>(slots));

@@ -48,8 +48,8 @@ public:
     bool validate() const;
 
 private:
-    /// Chooses the grid and fills m_boxes, m_cells, the huge list and, when the cells can be refilled,
-    /// the moved lists; returns whether the cells are to be refilled.
+    /// Chooses the grid and fills m_boxes, m_cells, the huge list and, when the cells can be
+    /// refilled, the moved lists; returns whether the cells are to be refilled.
     bool classify(const BoxStore& boxes);
     /// Sorts the bucketed boxes by lower bound on the sweep axis.
     void sortBySweepKey(std::uint32_t slots, bool keysWritten);

@@ -151,19 +151,11 @@ TEST_CASE("MarginPairFinder: margin boxes give brute force's pairs and deltas on
 }
 
 TEST_CASE("MarginPairFinder: hands the lost pairs to a sink only while it sweeps the real boxes", "[sap]") {
-    struct CountingSink final : LostPairSink {
-        std::vector<std::uint64_t> lost;
-        int calls = 0;
-        void takeLost(const std::vector<std::uint64_t>& keys) override {
-            ++calls;
-            lost = keys;
-        }
-    };
     const bool margins = GENERATE(false, true);
     CAPTURE(margins);
     DriftingScene scene(SceneKind::Uniform, 3000, false, 0.03, 61);
     MarginPairFinder finder(std::make_unique<PairFinderCpu>(2), 2, margins ? MarginBoxes::On : MarginBoxes::Off);
-    CountingSink sink;
+    RecordingSink sink;
     finder.setLostPairSink(&sink);
     std::vector<std::uint64_t> previous;
     int taken = 0;

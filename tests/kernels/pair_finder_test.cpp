@@ -18,21 +18,6 @@ namespace {
 constexpr double cInf = std::numeric_limits<double>::infinity();
 constexpr double cNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// Records the lost pairs a finder hands over during its updates.
-struct RecordingSink final : LostPairSink {
-    std::vector<std::uint64_t> lost; ///< The last list handed over.
-    int calls = 0;                   ///< Calls since the counter was last reset.
-    int takenUpdates = 0;            ///< Updates that handed their lost pairs over.
-    bool onCallingThread = true;     ///< Every call came on the thread that called update().
-    std::thread::id caller;          ///< That thread.
-
-    void takeLost(const std::vector<std::uint64_t>& keys) override {
-        ++calls;
-        lost = keys;
-        onCallingThread = onCallingThread && std::this_thread::get_id() == caller;
-    }
-};
-
 /// Runs one update and checks the finder's set and deltas against brute force, and, with a
 /// sink, that an update which handed its lost pairs over did so once, on this thread, with
 /// the lost pairs of the deltas.

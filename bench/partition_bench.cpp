@@ -3,7 +3,9 @@
 // the pair finder on one CPU thread, on all threads sharing one sweep, and split into K = 2
 // and 4 slabs (one host thread per slab); on the GPU (when usable) one finder and K = 2, 4
 // slabs on streams of one device; btDbvtBroadphase on the same boxes for reference.
-// Every contender finds the same pairs (checked); times are medians per update.
+// Every contender finds the same pairs (checked); times are medians per update. The last
+// update's phases follow; for a split finder they are its own: classify is handing out the
+// changed boxes, sort the slabs' sorts summed, sweep the slabs' wall time, diff the merge.
 #include "bench/sample_statistics.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
@@ -190,7 +192,13 @@ json statsJson(const bulletgpu::PairFinderStats& s) {
                 {"imbalance", s.imbalance},
                 {"loads", loads},
                 {"migrated", s.migrated},
-                {"threads", s.threads}};
+                {"threads", s.threads},
+                {"last_update_ms",
+                 {{"classify", s.classifyMs},
+                  {"sort", s.sortMs},
+                  {"sweep", s.sweepMs},
+                  {"diff", s.diffMs},
+                  {"transfer", s.transferMs}}}};
 }
 
 } // namespace
@@ -206,8 +214,8 @@ int main(int argc, char** argv) {
                              {"gpu", gpu ? bulletgpu::probeCudaDevice(0).name : "none"}};
         report["frames"] = options.frames;
         report["results"] = json::array();
-        std::printf("%-34s %10s %12s %9s %10s %10s\n", "contender", "N", "ms/update", "vs 1 thr", "straddle%",
-                    "imbalance");
+        std::printf("%-34s %10s %12s %9s %10s %10s  %s\n", "contender", "N", "ms/update", "vs 1 thr", "straddle%",
+                    "imbalance", "last update ms: classify sort sweep diff transfer");
         for (std::size_t n : options.sizes) {
             std::vector<std::pair<std::string, std::function<std::unique_ptr<bulletgpu::PairFinder>()>>> contenders{
                 {"cpu 1 thread", [] { return bulletgpu::createCpuPairFinder(1); }},
@@ -237,9 +245,10 @@ int main(int argc, char** argv) {
                                              std::to_string(expectedPairs));
                 }
                 const auto& s = r.stats;
-                std::printf("%-34s %10zu %12.3f %9.2f %10.2f %10.3f\n", r.name.c_str(), n, r.medianMs,
-                            singleMs > 0 ? singleMs / r.medianMs : 1.0,
-                            s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0, s.imbalance);
+                std::printf("%-34s %10zu %12.3f %9.2f %10.2f %10.3f  %.3f %.3f %.3f %.3f %.3f\n", r.name.c_str(), n,
+                            r.medianMs, singleMs > 0 ? singleMs / r.medianMs : 1.0,
+                            s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0, s.imbalance, s.classifyMs,
+                            s.sortMs, s.sweepMs, s.diffMs, s.transferMs);
                 report["results"].push_back({{"contender", r.name},
                                              {"n", n},
                                              {"median_ms", r.medianMs},

@@ -247,8 +247,8 @@ int main(int argc, char** argv) {
                 const auto& s = r.stats;
                 std::printf("%-34s %10zu %12.3f %9.2f %10.2f %10.3f  %.3f %.3f %.3f %.3f %.3f\n", r.name.c_str(), n,
                             r.medianMs, singleMs > 0 ? singleMs / r.medianMs : 1.0,
-                            s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0, s.imbalance, s.classifyMs,
-                            s.sortMs, s.sweepMs, s.diffMs, s.transferMs);
+                            s.objects > 0 ? 100.0 * s.straddlers / s.objects : 0.0, s.imbalance, s.classifyMs, s.sortMs,
+                            s.sweepMs, s.diffMs, s.transferMs);
                 report["results"].push_back({{"contender", r.name},
                                              {"n", n},
                                              {"median_ms", r.medianMs},

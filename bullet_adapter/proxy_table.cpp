@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/proxy_table.h"
+#include "bullet_adapter/vector_conversion.h"
 
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 
@@ -9,12 +10,6 @@
 
 namespace bulletgpu {
 namespace {
-
-void toDoubles(const btVector3& v, double out[3]) {
-    out[0] = static_cast<double>(v.getX());
-    out[1] = static_cast<double>(v.getY());
-    out[2] = static_cast<double>(v.getZ());
-}
 
 bool isGhostClient(void* clientObject) {
     const auto* object = static_cast<const btCollisionObject*>(clientObject);

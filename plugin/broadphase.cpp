@@ -2,6 +2,7 @@
 #include <bulletgpu/Broadphase.h>
 
 #include "bullet_adapter/proxy_table.h"
+#include "bullet_adapter/vector_conversion.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/query/box_tree.h"
 #include "plugin/backend_choice.h"
@@ -18,12 +19,6 @@
 
 namespace bulletgpu {
 namespace {
-
-void toDoubles(const btVector3& v, double out[3]) {
-    out[0] = static_cast<double>(v.getX());
-    out[1] = static_cast<double>(v.getY());
-    out[2] = static_cast<double>(v.getZ());
-}
 
 btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
     if (cache != nullptr && cache->hasDeferredRemoval()) {

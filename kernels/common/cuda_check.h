@@ -28,21 +28,26 @@ private:
 
 } // namespace bulletgpu
 
-/// Throws bulletgpu::CudaError when a CUDA runtime call fails.
-#define BULLETGPU_CUDA_TRY(call)                                                                                     \
+/// Throws bulletgpu::CudaError when a CUDA runtime call fails. The thread's last-error state is
+/// cleared first, so that a caught error (an allocation that failed, say) does not fail the
+/// next launch check too.
+#define BULLETGPU_CUDA_TRY(call)                                                                                       \
     do {                                                                                                               \
         const cudaError_t bulletgpuStatus = (call);                                                                    \
-        if (bulletgpuStatus != cudaSuccess) throw ::bulletgpu::CudaError(bulletgpuStatus, #call, __FILE__, __LINE__); \
+        if (bulletgpuStatus != cudaSuccess) {                                                                          \
+            static_cast<void>(cudaGetLastError());                                                                     \
+            throw ::bulletgpu::CudaError(bulletgpuStatus, #call, __FILE__, __LINE__);                                  \
+        }                                                                                                              \
     } while (0)
 
 #if defined(BULLETGPU_CUDA_DEBUG_SYNC)
 /// Checks a kernel launch, and with BULLETGPU_CUDA_DEBUG_SYNC waits for it too.
-#define BULLETGPU_CUDA_CHECK_LAUNCH(stream)                \
-    do {                                                   \
-        BULLETGPU_CUDA_TRY(cudaPeekAtLastError());         \
-        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream)); \
+#define BULLETGPU_CUDA_CHECK_LAUNCH(stream)                                                                            \
+    do {                                                                                                               \
+        BULLETGPU_CUDA_TRY(cudaGetLastError());                                                                        \
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));                                                             \
     } while (0)
 #else
 /// Checks a kernel launch, and with BULLETGPU_CUDA_DEBUG_SYNC waits for it too.
-#define BULLETGPU_CUDA_CHECK_LAUNCH(stream) BULLETGPU_CUDA_TRY(cudaPeekAtLastError())
+#define BULLETGPU_CUDA_CHECK_LAUNCH(stream) BULLETGPU_CUDA_TRY(cudaGetLastError())
 #endif

@@ -145,7 +145,7 @@ public:
         mesh.volume = volume;
         mesh.volumeChanged = true;
         mesh.worldStale = true;
-        m_fronts.clear();
+        dropFronts();
     }
 
     void clear() override {
@@ -155,7 +155,7 @@ public:
         m_fronts.clear();
     }
 
-    void resetFronts() override { m_fronts.clear(); }
+    void resetFronts() override { dropFronts(); }
 
     void setRebuildRatio(double ratio) override { m_rebuildRatio = ratio; }
 
@@ -198,6 +198,16 @@ public:
     }
 
 private:
+    /// Frees every front once the stream's work, which may still read them, is done.
+    void dropFronts() {
+        const DeviceScope scope(m_device);
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        m_fronts.clear();
+    }
+    /// After an error part-way through a query: every tree is built again and every front
+    /// generated again at the next one, since a tree may be half restructured and a front half
+    /// carried over. Never throws.
+    void forgetDeviceState() noexcept;
     /// Builds the mesh's tree topology on the device (boxes follow in refit).
     void buildTopology(DeviceMesh& mesh);
     /// Sorts `count` leaf boxes by their Morton codes (in mesh.builtFrame) within their own
@@ -260,7 +270,6 @@ private:
 
     int m_device;
     std::string m_deviceName;
-    CudaStream m_stream;
     std::vector<std::unique_ptr<DeviceMesh>> m_meshes;
     std::map<std::uint64_t, std::unique_ptr<DeviceFront>> m_fronts;
     double m_rebuildRatio = cDefaultRebuildRatio;
@@ -291,6 +300,7 @@ private:
     DeviceBuffer<unsigned long long> m_counters; ///< Box tests, triangle tests, front total, candidate total.
     DeviceBuffer<std::uint32_t> m_selected;
     PinnedBuffer<unsigned long long> m_hostCounters;
+    CudaStream m_stream; // last: destroyed first, after waiting for the work that uses the buffers
 };
 
 void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
@@ -509,7 +519,8 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     const bool generate =
         !keepFronts || !front.generated || front.buildA != meshA.buildCount || front.buildB != meshB.buildCount;
     if (front.buildA != meshA.buildCount || front.buildB != meshB.buildCount) front.quality = FrontQuality{};
-    front.generated = true;
+    // Until the new front is in place, so that an error below leaves no front marked current.
+    front.generated = false;
     front.buildA = meshA.buildCount;
     front.buildB = meshB.buildCount;
     stats.frontsGenerated += generate ? 1 : 0;
@@ -517,6 +528,7 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
     const std::uint64_t items = a.nodeCount == 0 || b.nodeCount == 0 ? 0 : (generate ? a.leafCount : front.size);
     if (items == 0) {
         front.size = 0;
+        front.generated = true;
         return;
     }
     const auto n = static_cast<std::uint32_t>(items);
@@ -546,6 +558,7 @@ void NarrowEngineCuda::runQuery(const MeshPairQuery& query, bool keepFronts, std
                   m_candidateOffsets.data(), next.buffers[target].data(), m_candidates.data());
     front.current = target;
     front.size = frontTotal;
+    front.generated = true;
     stats.boxTests += boxTests;
     stats.frontEntries += frontTotal;
     recordQuality(front, meshB, b, next.buffers[target].data(), frontTotal, candidateTotal, a.leafCount, stats);
@@ -718,20 +731,38 @@ void NarrowEngineCuda::carryFrontsOver() {
     for (const std::unique_ptr<DeviceMesh>& mesh : m_meshes) mesh->restructured.clear();
 }
 
+void NarrowEngineCuda::forgetDeviceState() noexcept {
+    for (const std::unique_ptr<DeviceMesh>& mesh : m_meshes) {
+        mesh->needsBuild = true;
+        mesh->worldStale = true;
+        mesh->pendingSubtrees.clear();
+        mesh->restructured.clear();
+    }
+    for (auto& entry : m_fronts) entry.second->generated = false;
+}
+
 void NarrowEngineCuda::findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                                     std::vector<TriangleContact>& contacts, NarrowStats& stats) {
     const DeviceScope scope(m_device);
-    for (std::uint32_t q = 0; q < count; ++q) {
-        const bool self = queries[q].meshA == queries[q].meshB;
-        for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
-            updateTree(*m_meshes[index], stats);
-            if (!self) updateWorldTree(*m_meshes[index]);
+    try {
+        for (std::uint32_t q = 0; q < count; ++q) {
+            const bool self = queries[q].meshA == queries[q].meshB;
+            for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
+                updateTree(*m_meshes[index], stats);
+                if (!self) updateWorldTree(*m_meshes[index]);
+            }
         }
+        carryFrontsOver();
+        const Clock::time_point start = Clock::now();
+        for (std::uint32_t q = 0; q < count; ++q) runQuery(queries[q], keepFronts, contacts, stats);
+        // Kernels of the last query may still run (its front log): wait, so that a fault shows
+        // in this call and the caller may free or reuse what they read.
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        stats.traverseMs = millisecondsSince(start);
+    } catch (...) {
+        forgetDeviceState();
+        throw;
     }
-    carryFrontsOver();
-    const Clock::time_point start = Clock::now();
-    for (std::uint32_t q = 0; q < count; ++q) runQuery(queries[q], keepFronts, contacts, stats);
-    stats.traverseMs = millisecondsSince(start);
 }
 
 } // namespace

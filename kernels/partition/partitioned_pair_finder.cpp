@@ -73,7 +73,32 @@ void applySorted(const std::vector<std::uint64_t>& set, const std::vector<std::u
     }
 }
 
+/// Below this many found and lost keys in all slabs, the slabs' deltas are merged on one thread.
+constexpr std::size_t cParallelMerge = 1 << 14;
+
+/// Appends the keys of the sorted `run` in [lo, hi) (hi = 0: no upper end) to the sorted
+/// `into`, merging, with `scratch` as room.
+void mergeRange(const std::vector<std::uint64_t>& run, std::uint64_t lo, std::uint64_t hi,
+                std::vector<std::uint64_t>& into, std::vector<std::uint64_t>& scratch) {
+    const auto begin = std::lower_bound(run.begin(), run.end(), lo);
+    const auto end = hi == 0 ? run.end() : std::lower_bound(begin, run.end(), hi);
+    if (begin == end) return;
+    if (into.empty()) {
+        into.assign(begin, end);
+        return;
+    }
+    scratch.clear();
+    std::merge(into.begin(), into.end(), begin, end, std::back_inserter(scratch));
+    into.swap(scratch);
+}
+
 } // namespace
+
+/// One key range of an update's merge: the slabs' found and lost pairs in it, merged, and what
+/// remains of them once the pairs in both (whose owner changed) cancel.
+struct PartitionedPairFinder::MergeRange {
+    std::vector<std::uint64_t> found, lost, scratch, netFound, netLost;
+};
 
 /// One slab: its finder, its store of the boxes that touch it, and the slot maps between them.
 struct PartitionedPairFinder::Slab {
@@ -304,25 +329,69 @@ void PartitionedPairFinder::updateSlab(int index, BoxStore& boxes, bool filterGr
     slab.pendingFree.clear();
 }
 
-void PartitionedPairFinder::merge(PairDeltas& deltas) {
+void PartitionedPairFinder::mergeSlabDeltas(PairDeltas& deltas) {
     // Every pair is owned by one slab at a time, so the slabs' found lists are disjoint, and so
     // are their lost lists; a pair whose ownership moved is lost by one slab and found by another.
-    // Each slab's lists are sorted: merge them run by run instead of sorting the lot.
-    const auto mergeRun = [this](std::vector<std::uint64_t>& into, const std::vector<std::uint64_t>& run) {
-        m_scratch.resize(into.size() + run.size());
-        std::merge(into.begin(), into.end(), run.begin(), run.end(), m_scratch.begin());
-        into.swap(m_scratch);
-    };
-    m_found.clear();
-    m_lost.clear();
+    // Each slab's lists are sorted: merge them run by run instead of sorting the lot, each key
+    // range on its own thread, cut at keys of the longest list.
+    const std::vector<std::uint64_t>* longest = &m_slabs.front()->found;
+    std::size_t total = 0;
     for (const auto& slab : m_slabs) {
-        mergeRun(m_found, slab->found);
-        mergeRun(m_lost, slab->lost);
+        for (const std::vector<std::uint64_t>* list : {&slab->found, &slab->lost}) {
+            total += list->size();
+            if (list->size() > longest->size()) longest = list;
+        }
     }
-    deltas.found.clear();
-    deltas.lost.clear();
-    std::set_difference(m_found.begin(), m_found.end(), m_lost.begin(), m_lost.end(), std::back_inserter(deltas.found));
-    std::set_difference(m_lost.begin(), m_lost.end(), m_found.begin(), m_found.end(), std::back_inserter(deltas.lost));
+    const int ranges = total >= cParallelMerge ? std::min(threadsForRegion(m_hostThreads), cMaxApplyRanges) : 1;
+    if (m_mergeRanges.size() < static_cast<std::size_t>(ranges)) m_mergeRanges.resize(static_cast<std::size_t>(ranges));
+    // Range r holds the keys in [cut[r], cut[r + 1]); the last has no upper end. Keys are never
+    // 0 (the two slots of a pair differ), so a cut of 0 stands for "no end".
+    std::array<std::uint64_t, cMaxApplyRanges + 1> cut{};
+    for (int r = 1; r < ranges; ++r) cut[r] = (*longest)[longest->size() * static_cast<std::size_t>(r) / ranges];
+    std::array<std::size_t, cMaxApplyRanges + 1> foundAt{}, lostAt{};
+#pragma omp parallel num_threads(ranges)
+    {
+#pragma omp for schedule(static, 1)
+        for (int r = 0; r < ranges; ++r) {
+            MergeRange& range = m_mergeRanges[static_cast<std::size_t>(r)];
+            range.found.clear();
+            range.lost.clear();
+            const std::uint64_t hi = r + 1 < ranges ? cut[r + 1] : 0;
+            if (r == 0 || cut[r] != hi) {
+                for (const auto& slab : m_slabs) {
+                    mergeRange(slab->found, cut[r], hi, range.found, range.scratch);
+                    mergeRange(slab->lost, cut[r], hi, range.lost, range.scratch);
+                }
+            }
+            range.netFound.clear();
+            range.netLost.clear();
+            std::set_difference(range.found.begin(), range.found.end(), range.lost.begin(), range.lost.end(),
+                                std::back_inserter(range.netFound));
+            std::set_difference(range.lost.begin(), range.lost.end(), range.found.begin(), range.found.end(),
+                                std::back_inserter(range.netLost));
+        }
+#pragma omp single
+        {
+            for (int r = 0; r < ranges; ++r) {
+                foundAt[r + 1] = foundAt[r] + m_mergeRanges[static_cast<std::size_t>(r)].netFound.size();
+                lostAt[r + 1] = lostAt[r] + m_mergeRanges[static_cast<std::size_t>(r)].netLost.size();
+            }
+            deltas.found.resize(foundAt[ranges]);
+            deltas.lost.resize(lostAt[ranges]);
+        }
+#pragma omp for schedule(static, 1)
+        for (int r = 0; r < ranges; ++r) {
+            const MergeRange& range = m_mergeRanges[static_cast<std::size_t>(r)];
+            std::copy(range.netFound.begin(), range.netFound.end(),
+                      deltas.found.begin() + static_cast<std::ptrdiff_t>(foundAt[r]));
+            std::copy(range.netLost.begin(), range.netLost.end(),
+                      deltas.lost.begin() + static_cast<std::ptrdiff_t>(lostAt[r]));
+        }
+    }
+}
+
+void PartitionedPairFinder::merge(PairDeltas& deltas) {
+    mergeSlabDeltas(deltas);
 
     if (m_editAdded.empty() && m_editRemoved.empty()) {
         applySorted(m_pairs, deltas.found, deltas.lost, m_scratch, m_hostThreads);

@@ -59,6 +59,7 @@ public:
 
 private:
     struct Slab;
+    struct MergeRange;
 
     /// Brings one slab's store up to date with the scanned slots, runs its finder and turns its
     /// deltas into global pair keys.
@@ -67,6 +68,8 @@ private:
     void slabRange(const BoxStore& boxes, std::uint32_t slot, int& first, int& last) const;
     /// Merges the slabs' deltas, reconciles them with the edits and updates the pair set.
     void merge(PairDeltas& deltas);
+    /// The slabs' found and lost pairs merged into `deltas`, less the pairs in both (sorted).
+    void mergeSlabDeltas(PairDeltas& deltas);
     void fillStats(double distributeMs);
     /// Books an edit of the pairs in m_found against the slabs' union: pairs in `undone` (put
     /// there by the opposite edit) leave it, the others join `recorded`.
@@ -89,6 +92,7 @@ private:
     std::vector<std::uint64_t> m_editAdded;   // pairs edits put into m_pairs that the slabs do not hold
     std::vector<std::uint64_t> m_editRemoved; // pairs edits took out of m_pairs that the slabs hold
     std::vector<std::uint64_t> m_found, m_lost, m_scratch, m_slabPairs;
+    std::vector<MergeRange> m_mergeRanges;
     UpdateGate m_gate;
     PairFinderStats m_stats;
 };

@@ -277,7 +277,8 @@ TEST_CASE("PartitionedPairFinder: more host threads than slabs, each slab over t
 }
 
 TEST_CASE("PartitionedPairFinder: hundreds of thousands of pairs are merged on several threads", "[partition]") {
-    // Over 65,536 pairs the pair set is updated in key ranges on parallel threads.
+    // Over 65,536 pairs the pair set is updated in key ranges on parallel threads, and over
+    // 16,384 found and lost pairs the slabs' deltas are merged so too.
     constexpr std::size_t n = 30000;
     SceneGenerator generator(123);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Clustered, n);
@@ -316,6 +317,31 @@ TEST_CASE("PartitionedPairFinder: hundreds of thousands of pairs are merged on s
             singleStore.update(i, boxes[i].min, boxes[i].max);
         }
     }
+    // The whole scene slides along every axis: the pairs stay (up to rounding), but the cuts
+    // follow the boxes, so pairs change slab, each lost by one slab and found by another, in
+    // every key range.
+    bool rebalanced = false;
+    std::uint64_t migrated = 0;
+    for (int frame = 0; frame < 6; ++frame) {
+        PairDeltas splitDeltas, singleDeltas;
+        split->update(splitStore, true, splitDeltas);
+        single.update(singleStore, true, singleDeltas);
+        rebalanced = rebalanced || split->stats().rebalanced;
+        migrated += split->stats().migrated;
+        REQUIRE(asPartitioned(*split).pairs() == single.pairs());
+        REQUIRE(splitDeltas.found == singleDeltas.found);
+        REQUIRE(splitDeltas.lost == singleDeltas.lost);
+        for (std::uint32_t i = 0; i < n; ++i) {
+            for (int axis = 0; axis < 3; ++axis) {
+                boxes[i].min[axis] += 7.5;
+                boxes[i].max[axis] += 7.5;
+            }
+            splitStore.update(i, boxes[i].min, boxes[i].max);
+            singleStore.update(i, boxes[i].min, boxes[i].max);
+        }
+    }
+    CHECK(rebalanced);
+    CHECK(migrated > n / 10);
 }
 
 TEST_CASE("PartitionedPairFinder: more slabs than boxes", "[partition]") {

@@ -230,6 +230,68 @@ TEST_CASE("PairFinderCpu: 20,000 boxes equal brute force", "[sap][large]") {
     CHECK(finder.stats().cells > 1);
 }
 
+/// Inserts the named edge cases' boxes after the scene's: touching, zero-size, identical, huge,
+/// infinite, NaN, inverted, far out and finer than float.
+void insertEdgeBoxes(BoxStore& store, std::uint32_t& slot) {
+    for (const TestBox& b :
+         {makeBox(100, 100, 100, 101, 101, 101), makeBox(101, 100, 100, 102, 101, 101),
+          makeBox(101, 101, 101, 102, 102, 102), makeBox(5, 5, 5, 5, 5, 5), makeBox(5, 5, 5, 5, 5, 5),
+          makeBox(7, 7, 7, 8, 8, 8), makeBox(7, 7, 7, 8, 8, 8), makeBox(-1e18, -1e18, -1e18, 1e18, 0, 1e18),
+          makeBox(-1e30, 3, -1e30, 1e30, 4, 1e30), makeBox(-cInf, -cInf, -cInf, cInf, cInf, cInf),
+          makeBox(-cInf, 0, 0, 0, 1, 1), makeBox(cNaN, 0, 0, 1, 1, 1), makeBox(3, 3, 3, 2, 4, 4),
+          makeBox(1e12, 1e12, 1e12, 1e12 + 1, 1e12 + 1, 1e12 + 1),
+          makeBox(1e12, 1e12, 1e12, 1e12 + 1, 1e12 + 1, 1e12 + 1), makeBox(1, 1, 1, 1.0000000001, 2, 2),
+          makeBox(1.0000000001, 1, 1, 3, 2, 2)}) {
+        insert(store, slot++, b);
+    }
+}
+
+TEST_CASE("gridOraclePairs: equals brute force on every scene kind with the edge cases", "[sap]") {
+    const SceneKind kind =
+        GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
+    const double width = GENERATE(0.3, 1.0, 4.0);
+    BoxStore store(GENERATE(false, true));
+    CAPTURE(sceneName(kind), width);
+    SceneGenerator generator(31 + static_cast<std::uint32_t>(kind));
+    std::uint32_t slot = 0;
+    for (const TestBox& b : generator.scene(kind, 1500)) {
+        insert(store, slot, b, 1 + slot % 3, slot % 5 == 0 ? 1u : ~0u);
+        ++slot;
+    }
+    insertEdgeBoxes(store, slot);
+    store.erase(17);
+    for (const bool filterGroups : {false, true}) {
+        const std::vector<std::uint64_t> expected = bruteForcePairs(store, filterGroups);
+        CHECK(expected.size() > 100);
+        REQUIRE(gridOraclePairs(store, filterGroups, width) == expected);
+    }
+}
+
+TEST_CASE("PairFinderCpu: a million moving boxes equal the grid oracle", "[sap][large]") {
+    // The benchmark's scene: unit cubes at 0.25 per unit^3, with the edge cases' boxes among them.
+    constexpr std::uint32_t n = 1000000;
+    SceneGenerator generator(1000000);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, n);
+    BoxStore store;
+    insertAll(store, boxes);
+    std::uint32_t slot = n;
+    insertEdgeBoxes(store, slot);
+    PairFinderCpu finder(2);
+    std::vector<std::uint64_t> previous;
+    for (int frame = 0; frame < 3; ++frame) {
+        PairDeltas deltas;
+        finder.update(store, true, deltas);
+        const std::vector<std::uint64_t> expected = gridOraclePairs(store, true, 1.5); // cubes rounded outward
+        REQUIRE(expected.size() > n / 2);
+        REQUIRE(finder.pairs() == expected);
+        const PairDeltas wanted = deltasBetween(previous, expected);
+        REQUIRE(deltas.found == wanted.found);
+        REQUIRE(deltas.lost == wanted.lost);
+        previous = expected;
+        jitterAll(generator, boxes, store, 0.05);
+    }
+}
+
 TEST_CASE("PairFinderCpu: a slab's finder (an ownership window) reports its lost pairs in the deltas alone",
           "[sap][partition]") {
     SceneGenerator generator(5);

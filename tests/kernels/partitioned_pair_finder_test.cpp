@@ -344,6 +344,34 @@ TEST_CASE("PartitionedPairFinder: hundreds of thousands of pairs are merged on s
     CHECK(migrated > n / 10);
 }
 
+TEST_CASE("PartitionedPairFinder: a million moving boxes in three slabs equal the grid oracle", "[partition][large]") {
+    constexpr std::uint32_t n = 1000000;
+    SceneGenerator generator(77);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, n);
+    BoxStore store;
+    for (std::uint32_t i = 0; i < n; ++i) insert(store, i, boxes[i]);
+    insert(store, n, makeBox(-1e18, -1e18, -1e18, 1e18, 0, 1e18)); // a static plane spanning every slab
+    insert(store, n + 1, makeBox(std::numeric_limits<double>::quiet_NaN(), 0, 0, 1, 1, 1));
+    const std::unique_ptr<PairFinder> split = createPartitionedCpuPairFinder(3, 2);
+    std::vector<std::uint64_t> previous;
+    for (int frame = 0; frame < 3; ++frame) {
+        PairDeltas deltas;
+        split->update(store, true, deltas);
+        const std::vector<std::uint64_t> expected = gridOraclePairs(store, true, 1.5); // cubes rounded outward
+        REQUIRE(expected.size() > n / 2);
+        REQUIRE(asPartitioned(*split).pairs() == expected);
+        const PairDeltas wanted = deltasBetween(previous, expected);
+        REQUIRE(deltas.found == wanted.found);
+        REQUIRE(deltas.lost == wanted.lost);
+        previous = expected;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            generator.jitter(boxes[i], 0.05);
+            store.update(i, boxes[i].min, boxes[i].max);
+        }
+    }
+    CHECK(split->stats().partitions == 3);
+}
+
 TEST_CASE("PartitionedPairFinder: more slabs than boxes", "[partition]") {
     const std::uint32_t n = GENERATE(1u, 2u, 3u, 6u);
     Harness h(7, false);

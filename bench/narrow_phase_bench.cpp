@@ -16,10 +16,10 @@
 #include "bench/sample_statistics.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
-#include "kernels/narrow/bvtt_front_ops.h"
-#include "kernels/narrow/mesh_generators.h"
-#include "kernels/narrow/ply_mesh.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/narrow/traversal/bvtt_front_ops.h"
+#include "tests/support/mesh_generators.h"
+#include "tests/support/ply_mesh.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 
 #include <BulletCollision/BroadphaseCollision/btDbvt.h>
 

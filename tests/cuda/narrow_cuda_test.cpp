@@ -4,9 +4,9 @@
 // rigid transforms, edge cases and the real ccd-frames meshes. Every case skips with a warning
 // when no CUDA device is usable.
 #include "kernels/common/cuda_device.h"
-#include "kernels/narrow/mesh_generators.h"
-#include "kernels/narrow/ply_mesh.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "tests/support/mesh_generators.h"
+#include "tests/support/ply_mesh.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
 #include "support/mesh_transforms.h"
 

@@ -2,8 +2,8 @@
 // Self-collision of the real ccd-frames meshes (shared/data, see its README.md) against the
 // box-culled oracle, frame by frame, and a refit from one frame to the next. Skipped with a
 // message when the data folder is absent.
-#include "kernels/narrow/ply_mesh.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "tests/support/ply_mesh.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
 
 #include <catch2/catch.hpp>

@@ -4,9 +4,9 @@
 // equals the front generated anew, and the contacts equal the leaf walk's, the simultaneous
 // descent's and (every tenth frame) the all-pairs oracle's.
 #include "kernels/common/cuda_device.h"
-#include "kernels/narrow/front_group_walk.h"
-#include "kernels/narrow/mesh_generators.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/narrow/traversal/front_group_walk.h"
+#include "tests/support/mesh_generators.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
 #include "support/mesh_transforms.h"
 

@@ -2,8 +2,8 @@
 // Oriented boxes against exact geometry: every OBB contains what it bounds (triangles, merged
 // children, rigidly moved boxes far from the origin), and the separating-axis test never calls
 // the OBBs of meeting triangles disjoint, touching and degenerate triangles included.
-#include "kernels/narrow/obb_ops.h"
-#include "kernels/narrow/triangle_intersection.h"
+#include "kernels/narrow/hierarchy/obb_ops.h"
+#include "kernels/narrow/geometry/triangle_intersection.h"
 
 #include <catch2/catch.hpp>
 

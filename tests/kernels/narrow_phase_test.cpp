@@ -2,9 +2,9 @@
 // TriangleMeshSet on the CPU against the all-pairs oracle: exact sorted contact sets for self
 // and pair queries on folded cloth, interlocked tori, a ball pressed into cloth and triangle
 // soup; tree validators after builds and refits; 24 animation frames of refits.
-#include "kernels/narrow/contact_sort.h"
-#include "kernels/narrow/mesh_generators.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/narrow/geometry/contact_sort.h"
+#include "tests/support/mesh_generators.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
 
 #include <catch2/catch.hpp>

@@ -2,8 +2,8 @@
 // The exact predicates and the triangle test against independent evaluations: orientation signs
 // against 128-bit integers and long double, and trianglesIntersect against a linear-program
 // oracle on integer grids (full of coplanar, touching and degenerate triangles).
-#include "kernels/narrow/plane_filter.h"
-#include "kernels/narrow/triangle_contact.h"
+#include "kernels/narrow/geometry/plane_filter.h"
+#include "kernels/narrow/geometry/triangle_contact.h"
 #include "kernels/reference/brute_force_triangles.h"
 
 #include <catch2/catch.hpp>

@@ -8,8 +8,8 @@
 #include "support/bullet_harness.h"
 
 #include "kernels/chain/sphere_chain.h"
-#include "kernels/narrow/mesh_generators.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "tests/support/mesh_generators.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 
 #include <LinearMath/btAlignedAllocator.h>
 

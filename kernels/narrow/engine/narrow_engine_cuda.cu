@@ -7,13 +7,13 @@
 // place and the fronts carried over; the exact tests of the candidates, CUB select and radix
 // sort; only the contacts come back. The per-element work is the CPU path's, so the results are
 // bit for bit the same.
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/launch.h"
 #include "kernels/common/stopwatch.h"
-#include "kernels/narrow/detail/narrow_kernels.cuh"
+#include "kernels/narrow/engine/narrow_kernels.cuh"
 #include "kernels/sap/detail/cuda_resources.cuh"
 
 #include <cub/device/device_radix_sort.cuh>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Zlib
 // TriangleMeshSet on the CPU: leaf boxes, tree builds and refits on demand, and the queries.
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // The CUDA narrow-phase engine of a build without the CUDA toolkit.
 #include "kernels/common/cuda_device.h"
-#include "kernels/narrow/triangle_mesh_set.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 
 #include <stdexcept>
 #include <string>

@@ -2,12 +2,12 @@
 #pragma once
 
 #include "kernels/common/cache_line.h"
-#include "kernels/narrow/bvtt_front_ops.h"
-#include "kernels/narrow/bvtt_traversal.h"
-#include "kernels/narrow/contact_sort.h"
-#include "kernels/narrow/front_log.h"
-#include "kernels/narrow/front_group_walk.h"
-#include "kernels/narrow/front_quality.h"
+#include "kernels/narrow/traversal/bvtt_front_ops.h"
+#include "kernels/narrow/traversal/bvtt_traversal.h"
+#include "kernels/narrow/geometry/contact_sort.h"
+#include "kernels/narrow/traversal/front_log.h"
+#include "kernels/narrow/traversal/front_group_walk.h"
+#include "kernels/narrow/traversal/front_quality.h"
 
 #include <cstdint>
 #include <vector>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "kernels/common/host_device.h"
-#include "kernels/narrow/triangle_ops.h"
+#include "kernels/narrow/geometry/triangle_ops.h"
 
 #include <cmath>
 

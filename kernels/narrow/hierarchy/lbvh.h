@@ -2,8 +2,8 @@
 #pragma once
 
 #include "kernels/common/radix_sort_cpu.h"
-#include "kernels/narrow/lbvh_ops.h"
-#include "kernels/narrow/obb_ops.h"
+#include "kernels/narrow/hierarchy/lbvh_ops.h"
+#include "kernels/narrow/hierarchy/obb_ops.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "kernels/narrow/triangle_contact.h"
+#include "kernels/narrow/geometry/triangle_contact.h"
 
 #include <cstddef>
 #include <cstdint>

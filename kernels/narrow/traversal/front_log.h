@@ -2,8 +2,8 @@
 #pragma once
 
 #include "kernels/common/host_device.h"
-#include "kernels/narrow/bvtt_front_ops.h"
-#include "kernels/narrow/front_quality.h"
+#include "kernels/narrow/traversal/bvtt_front_ops.h"
+#include "kernels/narrow/traversal/front_quality.h"
 
 #include <cstdint>
 #include <vector>

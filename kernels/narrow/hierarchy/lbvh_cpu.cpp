@@ -2,7 +2,7 @@
 // Lbvh on OpenMP threads: Morton codes, radix sort, Karras nodes in parallel, a depth-first
 // layout, and a bottom-up refit that sweeps subtrees from their last node back to their root
 // (children follow their parent in depth-first order).
-#include "kernels/narrow/lbvh.h"
+#include "kernels/narrow/hierarchy/lbvh.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Zlib
 // A small reader for binary PLY triangle meshes.
-#include "kernels/narrow/ply_mesh.h"
+#include "tests/support/ply_mesh.h"
 
 #include <algorithm>
 #include <cstring>

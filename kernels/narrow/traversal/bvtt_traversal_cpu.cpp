@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Zlib
 // BvttTraversal on OpenMP threads: breadth-first expansion into tasks, then one depth-first
 // stack per task, per-thread contact lists, and one sort at the end (deterministic).
-#include "kernels/narrow/bvtt_traversal.h"
+#include "kernels/narrow/traversal/bvtt_traversal.h"
 #include "kernels/common/thread_buffers.h"
-#include "kernels/narrow/bvtt_front_ops.h"
+#include "kernels/narrow/traversal/bvtt_front_ops.h"
 
 #include <omp.h>
 

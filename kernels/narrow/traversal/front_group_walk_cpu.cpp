@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Zlib
-#include "kernels/narrow/front_group_walk.h"
+#include "kernels/narrow/traversal/front_group_walk.h"
 
 #include "kernels/common/cpu_clones.h"
 #include "kernels/common/lane_mask.h"

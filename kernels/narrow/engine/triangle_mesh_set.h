@@ -3,10 +3,10 @@
 
 #include <bulletgpu/Backend.h>
 
-#include "kernels/narrow/bvtt_front.h"
-#include "kernels/narrow/bvtt_traversal.h"
-#include "kernels/narrow/lbvh.h"
-#include "kernels/narrow/triangle_contact.h"
+#include "kernels/narrow/traversal/bvtt_front.h"
+#include "kernels/narrow/traversal/bvtt_traversal.h"
+#include "kernels/narrow/hierarchy/lbvh.h"
+#include "kernels/narrow/geometry/triangle_contact.h"
 
 #include <cstdint>
 #include <map>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "kernels/narrow/triangle_ops.h"
+#include "kernels/narrow/geometry/triangle_ops.h"
 
 #include <cstdint>
 

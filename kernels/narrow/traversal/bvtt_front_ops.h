@@ -2,9 +2,9 @@
 #pragma once
 
 #include "kernels/common/host_device.h"
-#include "kernels/narrow/lbvh_ops.h"
-#include "kernels/narrow/obb_ops.h"
-#include "kernels/narrow/triangle_contact.h"
+#include "kernels/narrow/hierarchy/lbvh_ops.h"
+#include "kernels/narrow/hierarchy/obb_ops.h"
+#include "kernels/narrow/geometry/triangle_contact.h"
 
 #include <cstdint>
 

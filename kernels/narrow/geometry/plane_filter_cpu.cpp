@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Zlib
 // planeFilterKeep: four candidate pairs per step in GCC vector registers, compiled twice (for
 // x86-64-v3 and the baseline, cpu_clones.h) and chosen when the program loads.
-#include "kernels/narrow/plane_filter.h"
+#include "kernels/narrow/geometry/plane_filter.h"
 
 #include "kernels/common/cpu_clones.h"
-#include "kernels/narrow/triangle_intersection.h"
+#include "kernels/narrow/geometry/triangle_intersection.h"
 
 #include <cstdint>
 

@@ -2,8 +2,8 @@
 #pragma once
 
 #include "kernels/common/host_device.h"
-#include "kernels/narrow/exact_predicates.h"
-#include "kernels/narrow/triangle_ops.h"
+#include "kernels/narrow/geometry/exact_predicates.h"
+#include "kernels/narrow/geometry/triangle_ops.h"
 
 /// The exact triangle-triangle intersection test, shared by the CPU and CUDA paths.
 ///

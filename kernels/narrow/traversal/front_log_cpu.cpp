@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // The front log on the host: a histogram of the entries per node, its prefix sums, and a
 // depth-first pass that takes each chosen subtree and skips what lies below it.
-#include "kernels/narrow/front_log.h"
+#include "kernels/narrow/traversal/front_log.h"
 
 #include <algorithm>
 

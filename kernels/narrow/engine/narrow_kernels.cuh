@@ -2,10 +2,10 @@
 #pragma once
 
 #include "kernels/common/launch.h"
-#include "kernels/narrow/bvtt_front_ops.h"
-#include "kernels/narrow/front_log.h"
-#include "kernels/narrow/lbvh_ops.h"
-#include "kernels/narrow/triangle_ops.h"
+#include "kernels/narrow/traversal/bvtt_front_ops.h"
+#include "kernels/narrow/traversal/front_log.h"
+#include "kernels/narrow/hierarchy/lbvh_ops.h"
+#include "kernels/narrow/geometry/triangle_ops.h"
 
 #include <cstdint>
 

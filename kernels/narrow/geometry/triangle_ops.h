@@ -3,7 +3,7 @@
 
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/host_device.h"
-#include "kernels/narrow/exact_predicates.h"
+#include "kernels/narrow/geometry/exact_predicates.h"
 
 #include <cmath>
 #include <cstddef>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "kernels/narrow/bvtt_front_ops.h"
+#include "kernels/narrow/traversal/bvtt_front_ops.h"
 
 #include <cstdint>
 #include <vector>

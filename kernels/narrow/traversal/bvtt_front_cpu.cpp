@@ -3,8 +3,8 @@
 // joined in order, then the exact tests of the candidates in blocks (the other triangle
 // prefetched ahead); or, for a walk with boxes only, chunks of query leaves taken by the threads
 // as they finish, each walked and its candidates tested at once. Then one counting sort.
-#include "kernels/narrow/bvtt_front.h"
-#include "kernels/narrow/plane_filter.h"
+#include "kernels/narrow/traversal/bvtt_front.h"
+#include "kernels/narrow/geometry/plane_filter.h"
 #include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/common/thread_buffers.h"

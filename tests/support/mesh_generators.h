@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "kernels/narrow/ply_mesh.h"
+#include "tests/support/ply_mesh.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Zlib
-#include "kernels/narrow/contact_sort.h"
+#include "kernels/narrow/geometry/contact_sort.h"
 
 #include <algorithm>
 

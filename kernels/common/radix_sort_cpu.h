@@ -16,8 +16,9 @@ public:
     void sortPairs(std::vector<std::uint32_t>& keys, std::vector<std::uint32_t>& values, std::size_t count,
                    int threads = 1);
 
-    /// Sorts keys[0, count) ascending, looking only at bits [0, lowBits) and [32, 32 + highBits):
-    /// the other bits must be zero.
+    /// Sorts keys[0, count) stably by their bits [0, lowBits) and [32, 32 + highBits), ignoring
+    /// the others: keys that agree on those bits keep their order (ascending when the other bits
+    /// are zero, or already ascending among such keys).
     void sortKeys64(std::vector<std::uint64_t>& keys, std::size_t count, int lowBits, int highBits, int threads = 1);
 
 private:

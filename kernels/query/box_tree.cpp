@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/query/box_tree.h"
 
+#include "kernels/common/morton.h"
+
 #include <algorithm>
 #include <cassert>
 #include <cfloat>
@@ -11,28 +13,7 @@ namespace bulletgpu {
 
 namespace {
 
-constexpr int kMortonBitsPerAxis = 10;
-constexpr std::uint32_t kMortonCells = 1u << kMortonBitsPerAxis;
-constexpr int kRadixBits = 10;
-constexpr int kRadixPasses = 3; // 30 code bits.
-constexpr std::uint32_t kRadixBuckets = 1u << kRadixBits;
 constexpr std::uint32_t kNoParent = 0xffffffffu;
-
-/// Spreads the low 10 bits of v so that two zero bits separate each from the next.
-std::uint32_t spreadBits(std::uint32_t v) {
-    v &= kMortonCells - 1;
-    v = (v | (v << 16)) & 0x030000FFu;
-    v = (v | (v << 8)) & 0x0300F00Fu;
-    v = (v | (v << 4)) & 0x030C30C3u;
-    v = (v | (v << 2)) & 0x09249249u;
-    return v;
-}
-
-/// Morton grid coordinate of x >= origin: floor((x - origin) * scale), clamped to the grid.
-std::uint32_t gridCoordinate(float x, float origin, float scale) {
-    const float cell = (x - origin) * scale;
-    return cell < static_cast<float>(kMortonCells - 1) ? static_cast<std::uint32_t>(cell) : kMortonCells - 1;
-}
 
 /// Index of the highest set bit of a non-zero value.
 int highestBit(std::uint32_t value) {
@@ -253,36 +234,19 @@ void BoxTree::sortByMortonCode(const BuildBounds& bounds) {
     for (int axis = 0; axis < 3; ++axis) {
         extent = std::max(extent, static_cast<double>(bounds.centreHi[axis]) - bounds.centreLo[axis]);
     }
-    const float scale = extent > 0.0 ? static_cast<float>(std::min<double>(kMortonCells / extent, FLT_MAX)) : 0.0f;
+    const float scale = extent > 0.0 ? static_cast<float>(std::min<double>(cMortonCells / extent, FLT_MAX)) : 0.0f;
     const std::size_t count = m_buildBoxes.size();
-    std::uint32_t histograms[kRadixPasses][kRadixBuckets] = {};
     m_sortKeys.resize(count);
     for (std::size_t i = 0; i < count; ++i) {
         const BuildBox& box = m_buildBoxes[i];
-        std::uint32_t code = 0;
-        for (int axis = 0; axis < 3; ++axis) {
-            code |= spreadBits(gridCoordinate(box.centre(axis), bounds.centreLo[axis], scale)) << (2 - axis);
-        }
-        m_sortKeys[i] = (static_cast<std::uint64_t>(code) << 32) | i;
-        for (int pass = 0; pass < kRadixPasses; ++pass)
-            ++histograms[pass][(code >> (pass * kRadixBits)) & (kRadixBuckets - 1)];
+        std::uint32_t cell[3];
+        for (int axis = 0; axis < 3; ++axis)
+            cell[axis] = mortonCell((box.centre(axis) - bounds.centreLo[axis]) * scale);
+        m_sortKeys[i] = (static_cast<std::uint64_t>(mortonCodeOfCell(cell[0], cell[1], cell[2])) << 32) | i;
     }
-
-    // Stable least-significant-digit radix sort on the code; equal codes keep gathering order.
-    m_sortScratch.resize(count);
-    for (int pass = 0; pass < kRadixPasses; ++pass) {
-        const int shift = 32 + pass * kRadixBits;
-        std::uint32_t* histogram = histograms[pass];
-        if (histogram[(m_sortKeys[0] >> shift) & (kRadixBuckets - 1)] == count) continue;
-        std::uint32_t offset = 0;
-        for (std::uint32_t bucket = 0; bucket < kRadixBuckets; ++bucket) {
-            const std::uint32_t bucketSize = histogram[bucket];
-            histogram[bucket] = offset;
-            offset += bucketSize;
-        }
-        for (std::uint64_t key : m_sortKeys) m_sortScratch[histogram[(key >> shift) & (kRadixBuckets - 1)]++] = key;
-        m_sortKeys.swap(m_sortScratch);
-    }
+    // The keys are gathered in index order and the sort is stable, so sorting the code bits alone
+    // keeps equal codes in gathering order.
+    m_sorter.sortKeys64(m_sortKeys, count, 0, 30);
     m_sortedBoxes.resize(count);
     for (std::size_t i = 0; i < count; ++i) m_sortedBoxes[i] = m_buildBoxes[static_cast<std::uint32_t>(m_sortKeys[i])];
 }

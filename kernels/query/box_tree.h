@@ -2,7 +2,8 @@
 #pragma once
 
 #include "kernels/common/aabb_ops.h"
-#include "kernels/sap/box_store.h"
+#include "kernels/common/radix_sort_cpu.h"
+#include "kernels/common/box_store.h"
 
 #include <cassert>
 #include <cmath>
@@ -330,7 +331,7 @@ private:
     std::vector<BuildBox> m_buildBoxes;    // Gathering order.
     std::vector<BuildBox> m_sortedBoxes;   // Morton order.
     std::vector<std::uint64_t> m_sortKeys; // Morton code << 32 | gathering index.
-    std::vector<std::uint64_t> m_sortScratch;
+    RadixSorterCpu m_sorter;
 };
 
 } // namespace bulletgpu

@@ -130,25 +130,4 @@ BULLETGPU_HD bool shareVertex(const std::uint32_t* indices, std::uint32_t a, std
     return shared;
 }
 
-/// Spreads the low 10 bits of v to every third bit.
-BULLETGPU_HD std::uint32_t spreadBits10(std::uint32_t v) {
-    v &= 0x3ffu;
-    v = (v | (v << 16)) & 0x030000ffu;
-    v = (v | (v << 8)) & 0x0300f00fu;
-    v = (v | (v << 4)) & 0x030c30c3u;
-    v = (v | (v << 2)) & 0x09249249u;
-    return v;
-}
-
-/// 30-bit Morton code of a point with coordinates in [0, 1] (clamped).
-BULLETGPU_HD std::uint32_t mortonCode30(float x, float y, float z) {
-    const float s[3] = {x, y, z};
-    std::uint32_t cell[3];
-    for (int k = 0; k < 3; ++k) {
-        const float scaled = s[k] * 1024.0f;
-        cell[k] = scaled >= 1023.0f ? 1023u : (scaled > 0.0f ? static_cast<std::uint32_t>(scaled) : 0u);
-    }
-    return (spreadBits10(cell[0]) << 2) | (spreadBits10(cell[1]) << 1) | spreadBits10(cell[2]);
-}
-
 } // namespace bulletgpu

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/common/host_device.h"
+#include "kernels/common/morton.h"
 #include "kernels/narrow/geometry/triangle_ops.h"
 
 #include <cstdint>

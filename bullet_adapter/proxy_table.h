@@ -3,7 +3,7 @@
 
 #include "bullet_adapter/partner_list.h"
 #include "kernels/common/cache_line.h"
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
 #include <LinearMath/btVector3.h>

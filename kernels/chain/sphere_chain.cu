@@ -9,7 +9,7 @@
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/launch.h"
-#include "kernels/sap/detail/cuda_resources.cuh"
+#include "kernels/common/cuda_resources.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Zlib
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 
 #include "kernels/common/aabb_ops.h"
 

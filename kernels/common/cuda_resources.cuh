@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <cstdint>
 
-/// Owning wrappers of the CUDA objects the pair finder keeps from frame to frame. Their
-/// destructors ignore errors, so they never throw.
+/// Owning wrappers of the CUDA objects the engines (pair finder, sphere chains, narrow phase)
+/// keep from frame to frame. Their destructors ignore errors, so they never throw.
 
 namespace bulletgpu::detail {
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/partition/slab_split.h"
 
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 
 #include <algorithm>
 #include <cmath>

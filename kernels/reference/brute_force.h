@@ -2,7 +2,7 @@
 #pragma once
 
 #include "kernels/common/aabb_ops.h"
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 
 #include <algorithm>
 #include <array>

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "kernels/common/cache_line.h"
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 #include "kernels/sap/cell_sweep_cpu.h"
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/sap_grid.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 #include "kernels/sap/sap_ops.h"
 
 #include <bulletgpu/Backend.h>

@@ -8,7 +8,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/launch.h"
 #include "kernels/common/radix_sort_cpu.h"
-#include "kernels/sap/detail/cuda_resources.cuh"
+#include "kernels/common/cuda_resources.cuh"
 #include "kernels/sap/detail/sap_kernels.cuh"
 #include "kernels/sap/sap_grid.h"
 #include "kernels/sap/slot_staging.h"

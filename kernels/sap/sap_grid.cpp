@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/sap/sap_grid.h"
 
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #include "kernels/query/box_tree.h"
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 
 #include <catch2/catch.hpp>
 

@@ -14,7 +14,7 @@
 #include "kernels/common/launch.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/engine/narrow_kernels.cuh"
-#include "kernels/sap/detail/cuda_resources.cuh"
+#include "kernels/common/cuda_resources.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>

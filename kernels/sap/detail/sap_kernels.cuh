@@ -3,7 +3,7 @@
 
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/launch.h"
-#include "kernels/sap/box_store.h"
+#include "kernels/common/box_store.h"
 #include "kernels/sap/sap_grid.h"
 #include "kernels/sap/sap_ops.h"
 #include "kernels/sap/slot_staging.h"

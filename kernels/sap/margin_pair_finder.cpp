@@ -28,17 +28,17 @@ constexpr std::size_t cPrefetchDistance = 16;
 constexpr float cNaN = std::numeric_limits<float>::quiet_NaN();
 
 /// A box grown on every axis by the margin for its last move (none for unusable boxes).
-MarginPairFinder::FloatBox grownBox(const MarginPairFinder::FloatBox& real, float lastMove) {
+FloatBox grownBox(const FloatBox& real, float lastMove) {
     float extent = 0;
-    for (int axis = 0; axis < 3; ++axis) extent = std::max(extent, real.max[axis] - real.min[axis]);
+    for (int axis = 0; axis < 3; ++axis) extent = std::max(extent, real.hi[axis] - real.lo[axis]);
     float margin =
         std::min(std::max(MarginPairFinder::cPredictedMoves * lastMove, MarginPairFinder::cMinMarginShare * extent),
                  MarginPairFinder::cMaxMarginShare * extent);
     if (!(lastMove > 0 && margin > 0 && margin < HUGE_VALF)) margin = 0; // not moving, unusable or infinite
-    MarginPairFinder::FloatBox grown = real;
+    FloatBox grown = real;
     for (int axis = 0; axis < 3; ++axis) {
-        grown.min[axis] -= margin;
-        grown.max[axis] += margin;
+        grown.lo[axis] -= margin;
+        grown.hi[axis] += margin;
     }
     return grown;
 }
@@ -244,12 +244,12 @@ void MarginPairFinder::refreshMarginBoxes(const BoxStore& boxes) {
         const bool usable = live && boxes.isUsable(slot);
         float move = 0;
         for (int axis = 0; axis < 3; ++axis) {
-            real.min[axis] = usable ? minData[axis][slot] : cNaN;
-            real.max[axis] = usable ? maxData[axis][slot] : cNaN;
+            real.lo[axis] = usable ? minData[axis][slot] : cNaN;
+            real.hi[axis] = usable ? maxData[axis][slot] : cNaN;
             move = std::max(
-                {move, std::fabs(real.min[axis] - previous.min[axis]), std::fabs(real.max[axis] - previous.max[axis])});
+                {move, std::fabs(real.lo[axis] - previous.lo[axis]), std::fabs(real.hi[axis] - previous.hi[axis])});
         }
-        m_lastMove[slot] = usable && !std::isnan(previous.min[0]) ? move : 0.0f;
+        m_lastMove[slot] = usable && !std::isnan(previous.lo[0]) ? move : 0.0f;
         std::vector<Escape>& escaped = m_threadEscaped[t];
         if (live != m_margins.isLive(slot)) {
             escaped.push_back(Escape{slot, real});
@@ -259,7 +259,7 @@ void MarginPairFinder::refreshMarginBoxes(const BoxStore& boxes) {
         bool inside = boxes.groupData()[slot] == m_margins.groupData()[slot] &&
                       boxes.maskData()[slot] == m_margins.maskData()[slot];
         for (int axis = 0; axis < 3 && inside; ++axis) {
-            inside = marginMin[axis][slot] <= real.min[axis] && real.max[axis] <= marginMax[axis][slot];
+            inside = marginMin[axis][slot] <= real.lo[axis] && real.hi[axis] <= marginMax[axis][slot];
         }
         if (!inside) escaped.push_back(Escape{slot, grownBox(real, m_lastMove[slot])});
     });
@@ -287,12 +287,12 @@ void MarginPairFinder::refreshMarginBoxes(const BoxStore& boxes) {
             const std::uint32_t group = boxes.groupData()[slot];
             const std::uint32_t mask = boxes.maskData()[slot];
             if (!m_margins.isLive(slot)) {
-                const double lo[3] = {escape.margin.min[0], escape.margin.min[1], escape.margin.min[2]};
-                const double hi[3] = {escape.margin.max[0], escape.margin.max[1], escape.margin.max[2]};
+                const double lo[3] = {escape.margin.lo[0], escape.margin.lo[1], escape.margin.lo[2]};
+                const double hi[3] = {escape.margin.hi[0], escape.margin.hi[1], escape.margin.hi[2]};
                 m_margins.insert(slot, lo, hi, group, mask);
             } else {
                 m_margins.setFilter(slot, group, mask);
-                m_margins.updateFloat(slot, escape.margin.min, escape.margin.max);
+                m_margins.updateFloat(slot, escape.margin.lo, escape.margin.hi);
             }
         }
     }
@@ -335,9 +335,9 @@ bool MarginPairFinder::overlapsNow(const BoxStore& boxes, std::uint32_t a, std::
     const FloatBox& x = m_real[a];
     const FloatBox& y = m_real[b];
     for (int axis = 0; axis < 3; ++axis) {
-        if (!intervalsOverlap(x.min[axis], x.max[axis], y.min[axis], y.max[axis])) return false;
+        if (!intervalsOverlap(x.lo[axis], x.hi[axis], y.lo[axis], y.hi[axis])) return false;
     }
-    if (m_ownership.axis >= 0 && !pairOwned(m_ownership, x.min[m_ownership.axis], y.min[m_ownership.axis])) {
+    if (m_ownership.axis >= 0 && !pairOwned(m_ownership, x.lo[m_ownership.axis], y.lo[m_ownership.axis])) {
         return false;
     }
     return !boxes.keepsExact() || boxes.overlapExact(a, b);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/common/box_store.h"
+#include "kernels/common/float_box.h"
 #include "kernels/sap/margin_chooser.h"
 #include "kernels/sap/pair_finder.h"
 
@@ -71,12 +72,6 @@ public:
     /// builds; tests call it too.
     bool validate(const BoxStore& boxes) const;
 
-    /// A box's float bounds, kept by slot so that a re-test reads one cache line per box.
-    struct FloatBox {
-        float min[3];
-        float max[3];
-    };
-
 private:
     /// A slot that needs a new margin box (or leaves the margin store), with that box.
     struct Escape {
@@ -116,7 +111,8 @@ private:
     LostPairSink* m_lostSink = nullptr;
     int m_threads;
     BoxStore m_margins;                  // margin boxes, floats, swept by m_inner
-    std::vector<FloatBox> m_real;        // real float boxes by slot; NaN for unusable or free slots
+    std::vector<FloatBox> m_real;        // real float boxes by slot (a re-test reads one cache line
+                                         // per box); NaN for unusable or free slots
     std::vector<float> m_lastMove;       // per slot: largest change of a bound in its last change
     std::vector<std::uint8_t> m_changed; // per slot: changed in this update, so its candidates are re-tested
     std::vector<std::vector<Escape>> m_threadEscaped; // each thread's share of the changed slots, in order

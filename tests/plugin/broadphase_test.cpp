@@ -12,7 +12,9 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <set>
 #include <stdexcept>
+#include <vector>
 
 using namespace bulletgpu;
 using namespace bulletgpu::test;
@@ -351,6 +353,84 @@ TEST_CASE("Broadphase: backend selection", "[broadphase]") {
         CHECK_THROWS_AS(Broadphase(config), std::runtime_error);
         unsetenv("BULLETGPU_BACKEND");
     }
+}
+
+TEST_CASE("Broadphase: standalone proxies may carry any userPtr", "[broadphase]") {
+    // Bytes that would read as a ghost object's type, and null: never read as btCollisionObjects.
+    std::vector<int> userData(4096, btCollisionObject::CO_GHOST_OBJECT);
+    BroadphaseConfig config = cpuConfig();
+    config.proxiesFromCollisionWorld = false;
+    Broadphase broadphase(config);
+    SceneGenerator generator(72);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 400);
+    const auto vector = [](const double v[3]) {
+        return btVector3(static_cast<btScalar>(v[0]), static_cast<btScalar>(v[1]), static_cast<btScalar>(v[2]));
+    };
+    std::vector<btBroadphaseProxy*> proxies;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        void* user = i % 3 == 0 ? nullptr : static_cast<void*>(&userData[i]);
+        proxies.push_back(broadphase.createProxy(vector(boxes[i].min), vector(boxes[i].max), BOX_SHAPE_PROXYTYPE, user,
+                                                 1, -1, nullptr));
+        CHECK(proxies.back()->m_clientObject == user);
+    }
+    using IdPair = std::pair<int, int>;
+    const auto cachePairs = [&] {
+        std::set<IdPair> pairs;
+        btOverlappingPairCache* cache = broadphase.getOverlappingPairCache();
+        const btBroadphasePair* array = cache->getOverlappingPairArrayPtr();
+        for (int k = 0; k < cache->getNumOverlappingPairs(); ++k) {
+            pairs.insert(std::minmax(array[k].m_pProxy0->m_uniqueId, array[k].m_pProxy1->m_uniqueId));
+        }
+        return pairs;
+    };
+    const auto bruteForce = [&] {
+        std::set<IdPair> pairs;
+        for (std::size_t i = 0; i < proxies.size(); ++i) {
+            for (std::size_t j = i + 1; j < proxies.size(); ++j) {
+                const btBroadphaseProxy* a = proxies[i];
+                const btBroadphaseProxy* b = proxies[j];
+                bool touch = true;
+                for (int axis = 0; axis < 3; ++axis) {
+                    touch =
+                        touch && a->m_aabbMin[axis] <= b->m_aabbMax[axis] && b->m_aabbMin[axis] <= a->m_aabbMax[axis];
+                }
+                if (touch) pairs.insert(std::minmax(a->m_uniqueId, b->m_uniqueId));
+            }
+        }
+        return pairs;
+    };
+    for (int frame = 0; frame < 3; ++frame) {
+        broadphase.calculateOverlappingPairs(nullptr);
+        const std::set<IdPair> pairs = cachePairs();
+        REQUIRE(pairs == bruteForce());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            generator.jitter(boxes[i], 0.3);
+            broadphase.setAabb(proxies[i], vector(boxes[i].min), vector(boxes[i].max), nullptr);
+        }
+        // No proxy is taken for a ghost: setAabb alone changes no pair.
+        CHECK(cachePairs() == pairs);
+    }
+    for (btBroadphaseProxy* proxy : proxies) {
+        broadphase.getOverlappingPairCache()->cleanProxyFromPairs(proxy, nullptr);
+        broadphase.destroyProxy(proxy, nullptr);
+    }
+    CHECK(broadphase.getOverlappingPairCache()->getNumOverlappingPairs() == 0);
+}
+
+TEST_CASE("Broadphase: ghosts follow setAabb only for a collision world's proxies", "[broadphase]") {
+    BroadphaseConfig config = cpuConfig();
+    config.proxiesFromCollisionWorld = false;
+    BroadphaseHarness ours(std::make_unique<Broadphase>(config), 4);
+    ours.create(0, {{0, 0, 0}, {1, 1, 1}});
+    ours.create(1, {{5, 0, 0}, {6, 1, 1}});
+    ours.makeGhost(2);
+    ours.create(2, {{0.5, 0.5, 0.5}, {1.5, 1.5, 1.5}});
+    ours.step();
+    REQUIRE(ours.cachePairs() == std::set<ObjectPair>{{0, 2}});
+    ours.move(2, {{5.5, 0.5, 0.5}, {6.5, 1.5, 1.5}});
+    CHECK(ours.cachePairs() == std::set<ObjectPair>{{0, 2}}); // like any proxy: at the next update
+    ours.step();
+    CHECK(ours.cachePairs() == std::set<ObjectPair>{{1, 2}});
 }
 
 TEST_CASE("Broadphase: K slabs equal brute force and btSimpleBroadphase under churn", "[broadphase][partition]") {

@@ -50,6 +50,13 @@ struct BroadphaseConfig {
     btOverlappingPairCache* pairCache = nullptr;
     /// Print the one line that says which backend Auto chose and why.
     bool logBackendChoice = true;
+    /// Whether every proxy's userPtr (its m_clientObject) is null or the btCollisionObject the
+    /// proxy is made for, as when a btCollisionWorld creates the proxies (the default). The
+    /// broadphase then reads the object to find ghost objects, whose pairs it updates in setAabb,
+    /// for proxies that are their object's broadphase handle. Set it to false when you call
+    /// createProxy yourself with your own userPtr: userPtr is then never read, and every proxy,
+    /// ghost or not, gets its pairs at calculateOverlappingPairs.
+    bool proxiesFromCollisionWorld = true;
 };
 
 /// A drop-in btBroadphaseInterface: replace `new btDbvtBroadphase()` with `new bulletgpu::Broadphase()`.

@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -20,12 +21,24 @@ void logLine(const std::string& line) { std::fprintf(stderr, "bulletgpu: %s\n", 
 Backend requestedBackend(const BroadphaseConfig& config) {
     if (config.backend != Backend::Auto) return config.backend;
     const char* variable = std::getenv("BULLETGPU_BACKEND");
-    if (variable == nullptr || *variable == '\0') return Backend::Auto;
-    const std::string value = variable;
+    if (variable == nullptr) return Backend::Auto;
+    const std::string raw = variable;
+    const auto isSpace = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    const auto first = std::find_if_not(raw.begin(), raw.end(), isSpace);
+    const auto last = std::find_if_not(raw.rbegin(), raw.rend(), isSpace).base();
+    std::string value(first, first < last ? last : first);
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    if (value.empty() || value == "auto") return Backend::Auto;
     if (value == "cpu") return Backend::Cpu;
     if (value == "cuda") return Backend::Cuda;
-    if (value == "auto") return Backend::Auto;
-    throw std::runtime_error("bulletgpu: BULLETGPU_BACKEND must be cpu, cuda or auto, not '" + value + "'");
+    throw std::runtime_error("bulletgpu: BULLETGPU_BACKEND must be cpu, cuda or auto (any case), not '" + raw + "'");
+}
+
+int cpuThreads(int requested) {
+    const int wanted = requested > 0 ? requested : omp_get_max_threads();
+    const int cap = std::max(BroadphaseConfig::cMinThreadCap, 4 * omp_get_num_procs());
+    return std::clamp(wanted, 1, cap);
 }
 
 SlabPlan BackendChoice::plan(std::uint32_t objects, const SlabPlan& current) const {
@@ -101,13 +114,16 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     BackendChoice choice;
     choice.autoSlabs = config.partitions == 0;
     choice.fixedSlabs = std::max(1, config.partitions);
-    choice.cpuThreads = config.threads > 0 ? config.threads : omp_get_max_threads();
+    choice.cpuThreads = cpuThreads(config.threads);
     choice.cpuSlabObjects = config.cpuSlabObjects;
     choice.gpuSlabObjects = config.gpuSlabObjects;
     choice.marginBoxes = config.marginBoxes;
     const Backend requested = requestedBackend(config);
-    const std::string cpu =
+    std::string cpu =
         "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");
+    if (config.threads > 0 && config.threads != choice.cpuThreads) {
+        cpu += " (BroadphaseConfig::threads " + std::to_string(config.threads) + " clamped)";
+    }
     if (requested == Backend::Cpu) {
         choice.reason = cpu + ", as requested; " + planText(choice);
         return choice;

@@ -29,9 +29,14 @@ struct BackendChoice {
     SlabPlan plan(std::uint32_t objects, const SlabPlan& current) const;
 };
 
-/// The backend a config asks for after BULLETGPU_BACKEND (cpu|cuda|auto) has overridden Auto.
-/// Throws std::runtime_error for any other value of the variable.
+/// The backend a config asks for after BULLETGPU_BACKEND (cpu|cuda|auto, in any case, surrounding
+/// whitespace ignored; blank is unset) has overridden Auto. Throws std::runtime_error for any
+/// other value of the variable.
 Backend requestedBackend(const BroadphaseConfig& config);
+
+/// The CPU threads a `threads` setting gives: OpenMP's default for 0 or less, clamped to
+/// 1..max(BroadphaseConfig::cMinThreadCap, 4 x omp_get_num_procs()).
+int cpuThreads(int requested);
 
 /// Checks a config and finds what it allows. Throws std::invalid_argument for partitions
 /// outside [0, 64] or a negative device, and std::runtime_error saying why when

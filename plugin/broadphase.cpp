@@ -48,7 +48,7 @@ struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
         : config(config), ownedCache(config.pairCache == nullptr ? new PrefetchingPairCache() : nullptr),
           cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
-          sync(table, *cache, ownedCache.get(), config.threads) {
+          sync(table, *cache, ownedCache.get(), cpuThreads(config.threads)) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});

@@ -6,18 +6,48 @@
 #include <BulletCollision/BroadphaseCollision/btSimpleBroadphase.h>
 
 #include "kernels/partition/slab_cost_model.h"
+#include "plugin/backend_choice.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace bulletgpu;
 using namespace bulletgpu::test;
+
+namespace {
+
+/// Sets an environment variable for a test and restores its old value (or its absence) after.
+class EnvironmentOverride {
+public:
+    explicit EnvironmentOverride(const char* name) : m_name(name) {
+        if (const char* value = std::getenv(name)) m_saved = value;
+    }
+    EnvironmentOverride(const EnvironmentOverride&) = delete;
+    EnvironmentOverride& operator=(const EnvironmentOverride&) = delete;
+    ~EnvironmentOverride() {
+        if (m_saved) {
+            setenv(m_name, m_saved->c_str(), 1);
+        } else {
+            unsetenv(m_name);
+        }
+    }
+    /// Gives the variable this value.
+    void set(const char* value) const { setenv(m_name, value, 1); }
+
+private:
+    const char* m_name;
+    std::optional<std::string> m_saved;
+};
+
+} // namespace
 
 TEST_CASE("Broadphase: equals brute force and btSimpleBroadphase under churn", "[broadphase]") {
     const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
@@ -344,14 +374,77 @@ TEST_CASE("Broadphase: backend selection", "[broadphase]") {
         Broadphase broadphase(config);
         CHECK((broadphase.backend() == Backend::Cpu || broadphase.backend() == Backend::Cuda));
     }
-    SECTION("BULLETGPU_BACKEND overrides Auto") {
-        setenv("BULLETGPU_BACKEND", "cpu", 1);
+    SECTION("BULLETGPU_BACKEND overrides Auto, in any case and with spaces around") {
+        const EnvironmentOverride variable("BULLETGPU_BACKEND");
         BroadphaseConfig config;
         config.logBackendChoice = false;
+        variable.set("cpu");
         CHECK(Broadphase(config).backend() == Backend::Cpu);
-        setenv("BULLETGPU_BACKEND", "gpu-please", 1);
+        variable.set(" CPU\t");
+        CHECK(Broadphase(config).backend() == Backend::Cpu);
+        variable.set(" cuda ");
+        CHECK(requestedBackend(config) == Backend::Cuda);
+        variable.set("\nAuto ");
+        CHECK(requestedBackend(config) == Backend::Auto);
+        variable.set("   ");
+        CHECK(requestedBackend(config) == Backend::Auto);
+        config.backend = Backend::Cpu; // only Auto is overridden
+        variable.set("cuda");
+        CHECK(requestedBackend(config) == Backend::Cpu);
+        config.backend = Backend::Auto;
+        variable.set("gpu-please");
         CHECK_THROWS_AS(Broadphase(config), std::runtime_error);
-        unsetenv("BULLETGPU_BACKEND");
+        try {
+            Broadphase broadphase(config);
+        } catch (const std::runtime_error& error) {
+            CHECK(std::string(error.what()).find("BULLETGPU_BACKEND must be cpu, cuda or auto") != std::string::npos);
+            CHECK(std::string(error.what()).find("'gpu-please'") != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("Broadphase: threads are clamped: absurd counts still give exact pairs", "[broadphase]") {
+    const int cap = cpuThreads(std::numeric_limits<int>::max());
+    CHECK(cap >= BroadphaseConfig::cMinThreadCap);
+    CHECK(cap < 100000);
+    CHECK(cpuThreads(100000) == cap);
+    CHECK(cpuThreads(3) == 3);
+    CHECK(cpuThreads(-7) == cpuThreads(BroadphaseConfig::cOpenMpDefaultThreads));
+    CHECK(cpuThreads(0) >= 1);
+
+    const int threads = GENERATE(100000, std::numeric_limits<int>::max());
+    CAPTURE(threads);
+    BroadphaseConfig config = cpuConfig();
+    config.threads = threads;
+    SceneGenerator generator(71);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Clustered, 600);
+    BroadphaseHarness ours(std::make_unique<Broadphase>(config), boxes.size());
+    for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i]);
+    for (int frame = 0; frame < 3; ++frame) {
+        ours.step();
+        REQUIRE(ours.cachePairs() == ours.bruteForce());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            generator.jitter(boxes[i], 0.3);
+            ours.move(i, boxes[i]);
+        }
+    }
+    // From 32,768 proxies the CPU backend times its whole team (100,000 threads crashed libgomp here).
+    std::vector<TestBox> many = generator.scene(SceneKind::Uniform, 33000);
+    BroadphaseHarness big(std::make_unique<Broadphase>(config), many.size());
+    BroadphaseHarness reference(std::make_unique<Broadphase>(cpuConfig()), many.size());
+    for (std::size_t i = 0; i < many.size(); ++i) {
+        big.create(i, many[i]);
+        reference.create(i, many[i]);
+    }
+    for (int frame = 0; frame < 3; ++frame) {
+        big.step();
+        reference.step();
+        REQUIRE(big.cachePairs() == reference.cachePairs());
+        for (std::size_t i = 0; i < many.size(); i += 7) {
+            generator.jitter(many[i], 0.3);
+            big.move(i, many[i]);
+            reference.move(i, many[i]);
+        }
     }
 }
 

@@ -16,10 +16,23 @@ namespace bulletgpu {
 
 /// Settings of a Broadphase, fixed at construction.
 struct BroadphaseConfig {
-    /// Which backend runs the pair search. BULLETGPU_BACKEND=cpu|cuda|auto overrides Auto.
+    /// `threads`: OpenMP's default team size (omp_get_max_threads(), i.e. OMP_NUM_THREADS or
+    /// the processor count).
+    static constexpr int cOpenMpDefaultThreads = 0;
+    /// `threads` (or OpenMP's default) above max(cMinThreadCap, 4 x the processors OpenMP sees)
+    /// is clamped to that: more threads only slow the sweep, and far more (100,000, say) exhaust
+    /// the OpenMP runtime.
+    static constexpr int cMinThreadCap = 256;
+
+    /// Which backend runs the pair search. The environment variable BULLETGPU_BACKEND (cpu, cuda
+    /// or auto, in any case, surrounding spaces ignored) overrides Auto; any other non-blank
+    /// value makes the constructor throw std::runtime_error.
     Backend backend = Backend::Auto;
-    /// CPU threads for the CPU backend and host-side work; 0 uses OpenMP's default.
-    int threads = 0;
+    /// CPU threads of the CPU backend and of the host-side work (pair-cache updates) on either
+    /// backend. cOpenMpDefaultThreads (0) or a negative value: OpenMP's default. The result is
+    /// clamped to 1..max(cMinThreadCap, 4 x omp_get_num_procs()), and the backend line of the
+    /// log says when it was.
+    int threads = cOpenMpDefaultThreads;
     /// CUDA device of a one-GPU plan when `devices` is empty.
     int cudaDevice = 0;
     /// CUDA devices the scene may be split across, one slab each (several slabs on one device

@@ -16,7 +16,14 @@
 
 namespace bulletgpu {
 
-void logLine(const std::string& line) { std::fprintf(stderr, "bulletgpu: %s\n", line.c_str()); }
+void logLine(const BroadphaseConfig& config, const std::string& line) {
+    const std::string prefixed = "bulletgpu: " + line;
+    if (config.logSink) {
+        config.logSink(prefixed.c_str());
+    } else {
+        std::fprintf(stderr, "%s\n", prefixed.c_str());
+    }
+}
 
 Backend requestedBackend(const BroadphaseConfig& config) {
     if (config.backend != Backend::Auto) return config.backend;
@@ -105,6 +112,10 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
         throw std::invalid_argument("bulletgpu: BroadphaseConfig::partitions must be 0 (automatic) to " +
                                     std::to_string(cMaxSlabs) + ", not " + std::to_string(config.partitions));
     }
+    if (config.cudaDevice < 0) {
+        throw std::invalid_argument("bulletgpu: BroadphaseConfig::cudaDevice must be >= 0, not " +
+                                    std::to_string(config.cudaDevice));
+    }
     for (int device : config.devices) {
         if (device < 0) {
             throw std::invalid_argument("bulletgpu: BroadphaseConfig::devices lists a negative device (" +
@@ -121,8 +132,10 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     const Backend requested = requestedBackend(config);
     std::string cpu =
         "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");
-    if (config.threads > 0 && config.threads != choice.cpuThreads) {
-        cpu += " (BroadphaseConfig::threads " + std::to_string(config.threads) + " clamped)";
+    const int wanted = config.threads > 0 ? config.threads : omp_get_max_threads();
+    if (wanted != choice.cpuThreads) {
+        cpu += std::string(config.threads > 0 ? " (BroadphaseConfig::threads " : " (OpenMP's default ") +
+               std::to_string(wanted) + " clamped)";
     }
     if (requested == Backend::Cpu) {
         choice.reason = cpu + ", as requested; " + planText(choice);

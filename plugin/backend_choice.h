@@ -39,14 +39,15 @@ Backend requestedBackend(const BroadphaseConfig& config);
 int cpuThreads(int requested);
 
 /// Checks a config and finds what it allows. Throws std::invalid_argument for partitions
-/// outside [0, 64] or a negative device, and std::runtime_error saying why when
-/// Backend::Cuda is asked for and a device cannot be used, or a listed device does not exist.
+/// outside [0, 64] or a negative device (in `devices` or `cudaDevice`), and std::runtime_error
+/// saying why when Backend::Cuda is asked for and a device cannot be used, or a listed device
+/// does not exist.
 BackendChoice chooseBackend(const BroadphaseConfig& config);
 
 /// Creates the finder of a plan. Throws std::runtime_error when a CUDA device fails.
 std::unique_ptr<PairFinder> createFinder(const BackendChoice& choice, const SlabPlan& plan);
 
-/// Writes one line to the BulletGpu log (standard error).
-void logLine(const std::string& line);
+/// Writes one line, prefixed "bulletgpu: ", to the config's log sink (standard error when it has none).
+void logLine(const BroadphaseConfig& config, const std::string& line);
 
 } // namespace bulletgpu

@@ -62,7 +62,7 @@ struct Broadphase::Impl {
             finder = createFinder(choice, plan);
         }
         finder->setLostPairSink(&sync);
-        if (config.logBackendChoice) logLine(choice.reason);
+        if (config.logBackendChoice) logLine(config, choice.reason);
     }
 
     /// Moves to another plan (backend or slab count) with a finder that starts from the cache's pairs.
@@ -84,7 +84,7 @@ struct Broadphase::Impl {
 
     /// Replaces a failed CUDA finder by a CPU finder that starts from the cache's pairs.
     void fallBackToCpu(const std::exception& error) {
-        logLine(std::string("the CUDA backend failed, continuing on the CPU: ") + error.what());
+        logLine(config, std::string("the CUDA backend failed, continuing on the CPU: ") + error.what());
         choice.allowGpu = choice.forceGpu = false;
         switchTo(choice.plan(table.liveCount(), SlabPlan{}));
     }

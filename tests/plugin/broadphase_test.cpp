@@ -403,6 +403,23 @@ TEST_CASE("Broadphase: backend selection", "[broadphase]") {
     }
 }
 
+TEST_CASE("Broadphase: log lines go to the config's sink", "[broadphase]") {
+    std::vector<std::string> lines;
+    BroadphaseConfig config = cpuConfig();
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
+    config.logBackendChoice = true;
+    {
+        Broadphase broadphase(config);
+        broadphase.calculateOverlappingPairs(nullptr);
+    }
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].rfind("bulletgpu: CPU backend, ", 0) == 0);
+    CHECK(lines[0].find('\n') == std::string::npos);
+    config.logBackendChoice = false;
+    Broadphase quiet(config);
+    CHECK(lines.size() == 1);
+}
+
 TEST_CASE("Broadphase: threads are clamped: absurd counts still give exact pairs", "[broadphase]") {
     const int cap = cpuThreads(std::numeric_limits<int>::max());
     CHECK(cap >= BroadphaseConfig::cMinThreadCap);
@@ -414,11 +431,17 @@ TEST_CASE("Broadphase: threads are clamped: absurd counts still give exact pairs
 
     const int threads = GENERATE(100000, std::numeric_limits<int>::max());
     CAPTURE(threads);
+    std::vector<std::string> lines;
     BroadphaseConfig config = cpuConfig();
     config.threads = threads;
+    config.logBackendChoice = true;
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
     SceneGenerator generator(71);
     std::vector<TestBox> boxes = generator.scene(SceneKind::Clustered, 600);
     BroadphaseHarness ours(std::make_unique<Broadphase>(config), boxes.size());
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find(std::to_string(cap) + " threads (BroadphaseConfig::threads " + std::to_string(threads) +
+                        " clamped)") != std::string::npos);
     for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i]);
     for (int frame = 0; frame < 3; ++frame) {
         ours.step();
@@ -524,6 +547,29 @@ TEST_CASE("Broadphase: ghosts follow setAabb only for a collision world's proxie
     CHECK(ours.cachePairs() == std::set<ObjectPair>{{0, 2}}); // like any proxy: at the next update
     ours.step();
     CHECK(ours.cachePairs() == std::set<ObjectPair>{{1, 2}});
+}
+
+TEST_CASE("Broadphase: the user's pair cache is used and outlives it", "[broadphase]") {
+    auto cache = std::make_unique<btHashedOverlappingPairCache>();
+    BroadphaseConfig config = cpuConfig();
+    config.pairCache = cache.get();
+    btCollisionObject objects[2];
+    {
+        Broadphase broadphase(config);
+        CHECK(broadphase.getOverlappingPairCache() == cache.get());
+        for (int i = 0; i < 2; ++i) {
+            objects[i].setBroadphaseHandle(
+                broadphase.createProxy(btVector3(i, 0, 0), btVector3(i + 1, 1, 1), 0, &objects[i], 1, -1, nullptr));
+        }
+        broadphase.calculateOverlappingPairs(nullptr);
+        CHECK(cache->getNumOverlappingPairs() == 1);
+        for (int i = 0; i < 2; ++i) {
+            btBroadphaseProxy* proxy = objects[i].getBroadphaseHandle();
+            broadphase.destroyProxy(proxy, nullptr);
+        }
+    }
+    // The broadphase is gone and the cache is not: deleting it is ours (ASan would see a use after free).
+    CHECK(cache->getNumOverlappingPairs() == 0);
 }
 
 TEST_CASE("Broadphase: K slabs equal brute force and btSimpleBroadphase under churn", "[broadphase][partition]") {
@@ -645,6 +691,9 @@ TEST_CASE("Broadphase: bad partition and device settings are clear errors", "[br
     config.partitions = 65;
     CHECK(message(config).find("partitions") != std::string::npos);
     config.partitions = 2;
+    config.cudaDevice = -1;
+    CHECK(message(config).find("cudaDevice") != std::string::npos);
+    config.cudaDevice = 0;
     config.devices = {-3};
     CHECK_THROWS_AS(Broadphase(config), std::invalid_argument);
     config.backend = Backend::Cuda;

@@ -2,22 +2,11 @@
 #include "bullet_adapter/proxy_table.h"
 #include "bullet_adapter/vector_conversion.h"
 
-#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
-
 #include <algorithm>
 #include <cassert>
 #include <functional>
 
 namespace bulletgpu {
-namespace {
-
-bool isGhostClient(void* clientObject) {
-    const auto* object = static_cast<const btCollisionObject*>(clientObject);
-    return object != nullptr && object->getInternalType() == btCollisionObject::CO_GHOST_OBJECT;
-}
-
-} // namespace
-
 ProxyTable::ProxyTable() : m_boxes(sizeof(btScalar) == sizeof(double)) {}
 
 ProxyTable::~ProxyTable() = default;
@@ -29,7 +18,7 @@ void ProxyTable::reserve(std::uint32_t proxies) {
 }
 
 SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group,
-                              int mask) {
+                              int mask, bool ghost) {
     std::uint32_t slot;
     if (!m_freeSlots.empty()) {
         std::pop_heap(m_freeSlots.begin(), m_freeSlots.end(), std::greater<>());
@@ -47,7 +36,7 @@ SlotProxy* ProxyTable::create(const btVector3& aabbMin, const btVector3& aabbMax
     proxy->m_aabbMin = aabbMin;
     proxy->m_aabbMax = aabbMax;
     if (m_isGhost.size() <= slot) m_isGhost.resize(slot + 1, 0);
-    m_isGhost[slot] = isGhostClient(clientObject) ? 1 : 0;
+    m_isGhost[slot] = ghost ? 1 : 0;
     if (m_partners.size() <= slot) m_partners.resize(slot + 1);
     m_partners[slot].value.clear();
     double lo[3], hi[3];

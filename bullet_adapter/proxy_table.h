@@ -40,8 +40,9 @@ public:
     /// Reserves room for this many proxies.
     void reserve(std::uint32_t proxies);
 
-    /// Makes a live proxy for a new box in the lowest free slot.
-    SlotProxy* create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group, int mask);
+    /// Makes a live proxy for a new box in the lowest free slot; `ghost` marks a btGhostObject's proxy.
+    SlotProxy* create(const btVector3& aabbMin, const btVector3& aabbMax, void* clientObject, int group, int mask,
+                      bool ghost);
 
     /// Frees a proxy's slot; its partner list must already be empty.
     void destroy(SlotProxy* proxy);
@@ -62,7 +63,7 @@ public:
         return storeBox(slot, aabbMin, aabbMax) || filterChanged;
     }
 
-    /// Whether the live proxy in a slot belongs to a btGhostObject (its pairs update in setAabb).
+    /// Whether the live proxy in a slot was created as a btGhostObject's (its pairs update in setAabb).
     bool isGhost(std::uint32_t slot) const { return m_isGhost[slot] != 0; }
 
     /// The live proxy in a slot.

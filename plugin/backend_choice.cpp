@@ -8,6 +8,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -15,17 +16,36 @@
 
 namespace bulletgpu {
 
-void logLine(const std::string& line) { std::fprintf(stderr, "bulletgpu: %s\n", line.c_str()); }
+void logLine(const BroadphaseConfig& config, const std::string& line) {
+    const std::string prefixed = "bulletgpu: " + line;
+    if (config.logSink) {
+        config.logSink(prefixed.c_str());
+    } else {
+        std::fprintf(stderr, "%s\n", prefixed.c_str());
+    }
+}
 
 Backend requestedBackend(const BroadphaseConfig& config) {
     if (config.backend != Backend::Auto) return config.backend;
     const char* variable = std::getenv("BULLETGPU_BACKEND");
-    if (variable == nullptr || *variable == '\0') return Backend::Auto;
-    const std::string value = variable;
+    if (variable == nullptr) return Backend::Auto;
+    const std::string raw = variable;
+    const auto isSpace = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+    const auto first = std::find_if_not(raw.begin(), raw.end(), isSpace);
+    const auto last = std::find_if_not(raw.rbegin(), raw.rend(), isSpace).base();
+    std::string value(first, first < last ? last : first);
+    std::transform(value.begin(), value.end(), value.begin(),
+                   [](char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); });
+    if (value.empty() || value == "auto") return Backend::Auto;
     if (value == "cpu") return Backend::Cpu;
     if (value == "cuda") return Backend::Cuda;
-    if (value == "auto") return Backend::Auto;
-    throw std::runtime_error("bulletgpu: BULLETGPU_BACKEND must be cpu, cuda or auto, not '" + value + "'");
+    throw std::runtime_error("bulletgpu: BULLETGPU_BACKEND must be cpu, cuda or auto (any case), not '" + raw + "'");
+}
+
+int cpuThreads(int requested) {
+    const int wanted = requested > 0 ? requested : omp_get_max_threads();
+    const int cap = std::max(BroadphaseConfig::cMinThreadCap, 4 * omp_get_num_procs());
+    return std::clamp(wanted, 1, cap);
 }
 
 SlabPlan BackendChoice::plan(std::uint32_t objects, const SlabPlan& current) const {
@@ -92,6 +112,10 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
         throw std::invalid_argument("bulletgpu: BroadphaseConfig::partitions must be 0 (automatic) to " +
                                     std::to_string(cMaxSlabs) + ", not " + std::to_string(config.partitions));
     }
+    if (config.cudaDevice < 0) {
+        throw std::invalid_argument("bulletgpu: BroadphaseConfig::cudaDevice must be >= 0, not " +
+                                    std::to_string(config.cudaDevice));
+    }
     for (int device : config.devices) {
         if (device < 0) {
             throw std::invalid_argument("bulletgpu: BroadphaseConfig::devices lists a negative device (" +
@@ -101,13 +125,18 @@ BackendChoice chooseBackend(const BroadphaseConfig& config) {
     BackendChoice choice;
     choice.autoSlabs = config.partitions == 0;
     choice.fixedSlabs = std::max(1, config.partitions);
-    choice.cpuThreads = config.threads > 0 ? config.threads : omp_get_max_threads();
+    choice.cpuThreads = cpuThreads(config.threads);
     choice.cpuSlabObjects = config.cpuSlabObjects;
     choice.gpuSlabObjects = config.gpuSlabObjects;
     choice.marginBoxes = config.marginBoxes;
     const Backend requested = requestedBackend(config);
-    const std::string cpu =
+    std::string cpu =
         "CPU backend, " + std::to_string(choice.cpuThreads) + " thread" + (choice.cpuThreads == 1 ? "" : "s");
+    const int wanted = config.threads > 0 ? config.threads : omp_get_max_threads();
+    if (wanted != choice.cpuThreads) {
+        cpu += std::string(config.threads > 0 ? " (BroadphaseConfig::threads " : " (OpenMP's default ") +
+               std::to_string(wanted) + " clamped)";
+    }
     if (requested == Backend::Cpu) {
         choice.reason = cpu + ", as requested; " + planText(choice);
         return choice;

@@ -29,19 +29,25 @@ struct BackendChoice {
     SlabPlan plan(std::uint32_t objects, const SlabPlan& current) const;
 };
 
-/// The backend a config asks for after BULLETGPU_BACKEND (cpu|cuda|auto) has overridden Auto.
-/// Throws std::runtime_error for any other value of the variable.
+/// The backend a config asks for after BULLETGPU_BACKEND (cpu|cuda|auto, in any case, surrounding
+/// whitespace ignored; blank is unset) has overridden Auto. Throws std::runtime_error for any
+/// other value of the variable.
 Backend requestedBackend(const BroadphaseConfig& config);
 
+/// The CPU threads a `threads` setting gives: OpenMP's default for 0 or less, clamped to
+/// 1..max(BroadphaseConfig::cMinThreadCap, 4 x omp_get_num_procs()).
+int cpuThreads(int requested);
+
 /// Checks a config and finds what it allows. Throws std::invalid_argument for partitions
-/// outside [0, 64] or a negative device, and std::runtime_error saying why when
-/// Backend::Cuda is asked for and a device cannot be used, or a listed device does not exist.
+/// outside [0, 64] or a negative device (in `devices` or `cudaDevice`), and std::runtime_error
+/// saying why when Backend::Cuda is asked for and a device cannot be used, or a listed device
+/// does not exist.
 BackendChoice chooseBackend(const BroadphaseConfig& config);
 
 /// Creates the finder of a plan. Throws std::runtime_error when a CUDA device fails.
 std::unique_ptr<PairFinder> createFinder(const BackendChoice& choice, const SlabPlan& plan);
 
-/// Writes one line to the BulletGpu log (standard error).
-void logLine(const std::string& line);
+/// Writes one line, prefixed "bulletgpu: ", to the config's log sink (standard error when it has none).
+void logLine(const BroadphaseConfig& config, const std::string& line);
 
 } // namespace bulletgpu

@@ -10,6 +10,7 @@
 #include "plugin/prefetching_pair_cache.h"
 
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
+#include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,19 @@
 
 namespace bulletgpu {
 namespace {
+
+/// Whether a proxy's client is a btGhostObject. Reads the client as a btCollisionObject: only
+/// for proxies from a collision world (BroadphaseConfig::proxiesFromCollisionWorld).
+bool isGhostClient(const void* clientObject) {
+    const auto* object = static_cast<const btCollisionObject*>(clientObject);
+    return object != nullptr && object->getInternalType() == btCollisionObject::CO_GHOST_OBJECT;
+}
+
+/// Whether a proxy made for a ghost client is that object's broadphase handle, as a world sets
+/// it right after createProxy: a ghost's pairs follow its setAabb only then.
+bool isHandleOfClient(const btBroadphaseProxy& proxy) {
+    return static_cast<const btCollisionObject*>(proxy.m_clientObject)->getBroadphaseHandle() == &proxy;
+}
 
 btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
     if (cache != nullptr && cache->hasDeferredRemoval()) {
@@ -34,7 +48,7 @@ struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
         : config(config), ownedCache(config.pairCache == nullptr ? new PrefetchingPairCache() : nullptr),
           cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
-          sync(table, *cache, ownedCache.get(), config.threads) {
+          sync(table, *cache, ownedCache.get(), cpuThreads(config.threads)) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});
@@ -48,7 +62,7 @@ struct Broadphase::Impl {
             finder = createFinder(choice, plan);
         }
         finder->setLostPairSink(&sync);
-        if (config.logBackendChoice) logLine(choice.reason);
+        if (config.logBackendChoice) logLine(config, choice.reason);
     }
 
     /// Moves to another plan (backend or slab count) with a finder that starts from the cache's pairs.
@@ -70,7 +84,7 @@ struct Broadphase::Impl {
 
     /// Replaces a failed CUDA finder by a CPU finder that starts from the cache's pairs.
     void fallBackToCpu(const std::exception& error) {
-        logLine(std::string("the CUDA backend failed, continuing on the CPU: ") + error.what());
+        logLine(config, std::string("the CUDA backend failed, continuing on the CPU: ") + error.what());
         choice.allowGpu = choice.forceGpu = false;
         switchTo(choice.plan(table.liveCount(), SlabPlan{}));
     }
@@ -118,7 +132,9 @@ int Broadphase::partitions() const { return m_impl->plan.slabs; }
 btBroadphaseProxy* Broadphase::createProxy(const btVector3& aabbMin, const btVector3& aabbMax, int /*shapeType*/,
                                            void* userPtr, int collisionFilterGroup, int collisionFilterMask,
                                            btDispatcher* /*dispatcher*/) {
-    SlotProxy* proxy = m_impl->table.create(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask);
+    const bool ghost = m_impl->config.proxiesFromCollisionWorld && isGhostClient(userPtr);
+    SlotProxy* proxy =
+        m_impl->table.create(aabbMin, aabbMax, userPtr, collisionFilterGroup, collisionFilterMask, ghost);
     m_impl->tree.onInserted(m_impl->table.boxes(), proxy->slot());
     return proxy;
 }
@@ -135,7 +151,7 @@ void Broadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, con
     auto* slotProxy = static_cast<SlotProxy*>(proxy);
     const std::uint32_t slot = slotProxy->slot();
     if (m_impl->table.update(slotProxy, aabbMin, aabbMax)) m_impl->tree.onChanged(m_impl->table.boxes(), slot);
-    if (m_impl->table.isGhost(slot)) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
+    if (m_impl->table.isGhost(slot) && isHandleOfClient(*slotProxy)) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
 }
 
 void Broadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {

@@ -17,8 +17,7 @@ namespace bulletgpu {
 
 PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching,
                              int threads)
-    : m_table(table), m_cache(cache), m_prefetching(prefetching),
-      m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
+    : m_table(table), m_cache(cache), m_prefetching(prefetching), m_threads(threads) {}
 
 void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b) {
     assert(!m_table.linked(a, b));

@@ -28,8 +28,8 @@ class PrefetchingPairCache;
 /// while the found pairs enter the cache (applyDeltas).
 class PairCacheSync final : public LostPairSink {
 public:
-    /// Works on this table's proxies and this cache, with up to `threads` threads (0: OpenMP's
-    /// default); the cache itself is only ever changed by the calling thread.
+    /// Works on this table's proxies and this cache, with up to `threads` threads (at least 1,
+    /// as cpuThreads gives them); the cache itself is only ever changed by the calling thread.
     /// `prefetching` is the cache itself when the broadphase made it (null otherwise): pair
     /// changes then load their hash buckets and chains ahead.
     PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching, int threads);

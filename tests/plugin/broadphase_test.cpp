@@ -6,16 +6,48 @@
 #include <BulletCollision/BroadphaseCollision/btSimpleBroadphase.h>
 
 #include "kernels/partition/slab_cost_model.h"
+#include "plugin/backend_choice.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <optional>
+#include <set>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace bulletgpu;
 using namespace bulletgpu::test;
+
+namespace {
+
+/// Sets an environment variable for a test and restores its old value (or its absence) after.
+class EnvironmentOverride {
+public:
+    explicit EnvironmentOverride(const char* name) : m_name(name) {
+        if (const char* value = std::getenv(name)) m_saved = value;
+    }
+    EnvironmentOverride(const EnvironmentOverride&) = delete;
+    EnvironmentOverride& operator=(const EnvironmentOverride&) = delete;
+    ~EnvironmentOverride() {
+        if (m_saved) {
+            setenv(m_name, m_saved->c_str(), 1);
+        } else {
+            unsetenv(m_name);
+        }
+    }
+    /// Gives the variable this value.
+    void set(const char* value) const { setenv(m_name, value, 1); }
+
+private:
+    const char* m_name;
+    std::optional<std::string> m_saved;
+};
+
+} // namespace
 
 TEST_CASE("Broadphase: equals brute force and btSimpleBroadphase under churn", "[broadphase]") {
     const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
@@ -342,15 +374,202 @@ TEST_CASE("Broadphase: backend selection", "[broadphase]") {
         Broadphase broadphase(config);
         CHECK((broadphase.backend() == Backend::Cpu || broadphase.backend() == Backend::Cuda));
     }
-    SECTION("BULLETGPU_BACKEND overrides Auto") {
-        setenv("BULLETGPU_BACKEND", "cpu", 1);
+    SECTION("BULLETGPU_BACKEND overrides Auto, in any case and with spaces around") {
+        const EnvironmentOverride variable("BULLETGPU_BACKEND");
         BroadphaseConfig config;
         config.logBackendChoice = false;
+        variable.set("cpu");
         CHECK(Broadphase(config).backend() == Backend::Cpu);
-        setenv("BULLETGPU_BACKEND", "gpu-please", 1);
+        variable.set(" CPU\t");
+        CHECK(Broadphase(config).backend() == Backend::Cpu);
+        variable.set(" cuda ");
+        CHECK(requestedBackend(config) == Backend::Cuda);
+        variable.set("\nAuto ");
+        CHECK(requestedBackend(config) == Backend::Auto);
+        variable.set("   ");
+        CHECK(requestedBackend(config) == Backend::Auto);
+        config.backend = Backend::Cpu; // only Auto is overridden
+        variable.set("cuda");
+        CHECK(requestedBackend(config) == Backend::Cpu);
+        config.backend = Backend::Auto;
+        variable.set("gpu-please");
         CHECK_THROWS_AS(Broadphase(config), std::runtime_error);
-        unsetenv("BULLETGPU_BACKEND");
+        try {
+            Broadphase broadphase(config);
+        } catch (const std::runtime_error& error) {
+            CHECK(std::string(error.what()).find("BULLETGPU_BACKEND must be cpu, cuda or auto") != std::string::npos);
+            CHECK(std::string(error.what()).find("'gpu-please'") != std::string::npos);
+        }
     }
+}
+
+TEST_CASE("Broadphase: log lines go to the config's sink", "[broadphase]") {
+    std::vector<std::string> lines;
+    BroadphaseConfig config = cpuConfig();
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
+    config.logBackendChoice = true;
+    {
+        Broadphase broadphase(config);
+        broadphase.calculateOverlappingPairs(nullptr);
+    }
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].rfind("bulletgpu: CPU backend, ", 0) == 0);
+    CHECK(lines[0].find('\n') == std::string::npos);
+    config.logBackendChoice = false;
+    Broadphase quiet(config);
+    CHECK(lines.size() == 1);
+}
+
+TEST_CASE("Broadphase: threads are clamped: absurd counts still give exact pairs", "[broadphase]") {
+    const int cap = cpuThreads(std::numeric_limits<int>::max());
+    CHECK(cap >= BroadphaseConfig::cMinThreadCap);
+    CHECK(cap < 100000);
+    CHECK(cpuThreads(100000) == cap);
+    CHECK(cpuThreads(3) == 3);
+    CHECK(cpuThreads(-7) == cpuThreads(BroadphaseConfig::cOpenMpDefaultThreads));
+    CHECK(cpuThreads(0) >= 1);
+
+    const int threads = GENERATE(100000, std::numeric_limits<int>::max());
+    CAPTURE(threads);
+    std::vector<std::string> lines;
+    BroadphaseConfig config = cpuConfig();
+    config.threads = threads;
+    config.logBackendChoice = true;
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
+    SceneGenerator generator(71);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Clustered, 600);
+    BroadphaseHarness ours(std::make_unique<Broadphase>(config), boxes.size());
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find(std::to_string(cap) + " threads (BroadphaseConfig::threads " + std::to_string(threads) +
+                        " clamped)") != std::string::npos);
+    for (std::size_t i = 0; i < boxes.size(); ++i) ours.create(i, boxes[i]);
+    for (int frame = 0; frame < 3; ++frame) {
+        ours.step();
+        REQUIRE(ours.cachePairs() == ours.bruteForce());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            generator.jitter(boxes[i], 0.3);
+            ours.move(i, boxes[i]);
+        }
+    }
+    // From 32,768 proxies the CPU backend times its whole team (100,000 threads crashed libgomp here).
+    std::vector<TestBox> many = generator.scene(SceneKind::Uniform, 33000);
+    BroadphaseHarness big(std::make_unique<Broadphase>(config), many.size());
+    BroadphaseHarness reference(std::make_unique<Broadphase>(cpuConfig()), many.size());
+    for (std::size_t i = 0; i < many.size(); ++i) {
+        big.create(i, many[i]);
+        reference.create(i, many[i]);
+    }
+    for (int frame = 0; frame < 3; ++frame) {
+        big.step();
+        reference.step();
+        REQUIRE(big.cachePairs() == reference.cachePairs());
+        for (std::size_t i = 0; i < many.size(); i += 7) {
+            generator.jitter(many[i], 0.3);
+            big.move(i, many[i]);
+            reference.move(i, many[i]);
+        }
+    }
+}
+
+TEST_CASE("Broadphase: standalone proxies may carry any userPtr", "[broadphase]") {
+    // Bytes that would read as a ghost object's type, and null: never read as btCollisionObjects.
+    std::vector<int> userData(4096, btCollisionObject::CO_GHOST_OBJECT);
+    BroadphaseConfig config = cpuConfig();
+    config.proxiesFromCollisionWorld = false;
+    Broadphase broadphase(config);
+    SceneGenerator generator(72);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 400);
+    const auto vector = [](const double v[3]) {
+        return btVector3(static_cast<btScalar>(v[0]), static_cast<btScalar>(v[1]), static_cast<btScalar>(v[2]));
+    };
+    std::vector<btBroadphaseProxy*> proxies;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        void* user = i % 3 == 0 ? nullptr : static_cast<void*>(&userData[i]);
+        proxies.push_back(broadphase.createProxy(vector(boxes[i].min), vector(boxes[i].max), BOX_SHAPE_PROXYTYPE, user,
+                                                 1, -1, nullptr));
+        CHECK(proxies.back()->m_clientObject == user);
+    }
+    using IdPair = std::pair<int, int>;
+    const auto cachePairs = [&] {
+        std::set<IdPair> pairs;
+        btOverlappingPairCache* cache = broadphase.getOverlappingPairCache();
+        const btBroadphasePair* array = cache->getOverlappingPairArrayPtr();
+        for (int k = 0; k < cache->getNumOverlappingPairs(); ++k) {
+            pairs.insert(std::minmax(array[k].m_pProxy0->m_uniqueId, array[k].m_pProxy1->m_uniqueId));
+        }
+        return pairs;
+    };
+    const auto bruteForce = [&] {
+        std::set<IdPair> pairs;
+        for (std::size_t i = 0; i < proxies.size(); ++i) {
+            for (std::size_t j = i + 1; j < proxies.size(); ++j) {
+                const btBroadphaseProxy* a = proxies[i];
+                const btBroadphaseProxy* b = proxies[j];
+                bool touch = true;
+                for (int axis = 0; axis < 3; ++axis) {
+                    touch =
+                        touch && a->m_aabbMin[axis] <= b->m_aabbMax[axis] && b->m_aabbMin[axis] <= a->m_aabbMax[axis];
+                }
+                if (touch) pairs.insert(std::minmax(a->m_uniqueId, b->m_uniqueId));
+            }
+        }
+        return pairs;
+    };
+    for (int frame = 0; frame < 3; ++frame) {
+        broadphase.calculateOverlappingPairs(nullptr);
+        const std::set<IdPair> pairs = cachePairs();
+        REQUIRE(pairs == bruteForce());
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            generator.jitter(boxes[i], 0.3);
+            broadphase.setAabb(proxies[i], vector(boxes[i].min), vector(boxes[i].max), nullptr);
+        }
+        // No proxy is taken for a ghost: setAabb alone changes no pair.
+        CHECK(cachePairs() == pairs);
+    }
+    for (btBroadphaseProxy* proxy : proxies) {
+        broadphase.getOverlappingPairCache()->cleanProxyFromPairs(proxy, nullptr);
+        broadphase.destroyProxy(proxy, nullptr);
+    }
+    CHECK(broadphase.getOverlappingPairCache()->getNumOverlappingPairs() == 0);
+}
+
+TEST_CASE("Broadphase: ghosts follow setAabb only for a collision world's proxies", "[broadphase]") {
+    BroadphaseConfig config = cpuConfig();
+    config.proxiesFromCollisionWorld = false;
+    BroadphaseHarness ours(std::make_unique<Broadphase>(config), 4);
+    ours.create(0, {{0, 0, 0}, {1, 1, 1}});
+    ours.create(1, {{5, 0, 0}, {6, 1, 1}});
+    ours.makeGhost(2);
+    ours.create(2, {{0.5, 0.5, 0.5}, {1.5, 1.5, 1.5}});
+    ours.step();
+    REQUIRE(ours.cachePairs() == std::set<ObjectPair>{{0, 2}});
+    ours.move(2, {{5.5, 0.5, 0.5}, {6.5, 1.5, 1.5}});
+    CHECK(ours.cachePairs() == std::set<ObjectPair>{{0, 2}}); // like any proxy: at the next update
+    ours.step();
+    CHECK(ours.cachePairs() == std::set<ObjectPair>{{1, 2}});
+}
+
+TEST_CASE("Broadphase: the user's pair cache is used and outlives it", "[broadphase]") {
+    auto cache = std::make_unique<btHashedOverlappingPairCache>();
+    BroadphaseConfig config = cpuConfig();
+    config.pairCache = cache.get();
+    btCollisionObject objects[2];
+    {
+        Broadphase broadphase(config);
+        CHECK(broadphase.getOverlappingPairCache() == cache.get());
+        for (int i = 0; i < 2; ++i) {
+            objects[i].setBroadphaseHandle(
+                broadphase.createProxy(btVector3(i, 0, 0), btVector3(i + 1, 1, 1), 0, &objects[i], 1, -1, nullptr));
+        }
+        broadphase.calculateOverlappingPairs(nullptr);
+        CHECK(cache->getNumOverlappingPairs() == 1);
+        for (int i = 0; i < 2; ++i) {
+            btBroadphaseProxy* proxy = objects[i].getBroadphaseHandle();
+            broadphase.destroyProxy(proxy, nullptr);
+        }
+    }
+    // The broadphase is gone and the cache is not: deleting it is ours (ASan would see a use after free).
+    CHECK(cache->getNumOverlappingPairs() == 0);
 }
 
 TEST_CASE("Broadphase: K slabs equal brute force and btSimpleBroadphase under churn", "[broadphase][partition]") {
@@ -472,6 +691,9 @@ TEST_CASE("Broadphase: bad partition and device settings are clear errors", "[br
     config.partitions = 65;
     CHECK(message(config).find("partitions") != std::string::npos);
     config.partitions = 2;
+    config.cudaDevice = -1;
+    CHECK(message(config).find("cudaDevice") != std::string::npos);
+    config.cudaDevice = 0;
     config.devices = {-3};
     CHECK_THROWS_AS(Broadphase(config), std::invalid_argument);
     config.backend = Backend::Cuda;

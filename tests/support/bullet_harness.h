@@ -89,11 +89,13 @@ public:
         m_objects[i]->setUserIndex(static_cast<int>(i));
     }
 
-    /// Creates object i's proxy.
+    /// Creates object i's proxy and makes it the object's broadphase handle, as
+    /// btCollisionWorld::addCollisionObject does.
     void create(std::size_t i, const TestBox& box, int group = 1, int mask = -1) {
         m_boxes[i] = box;
         m_proxies[i] = m_broadphase->createProxy(toVector(box.min), toVector(box.max), BOX_SHAPE_PROXYTYPE,
                                                  m_objects[i].get(), group, mask, &m_dispatcher);
+        m_objects[i]->setBroadphaseHandle(m_proxies[i]);
     }
 
     /// Moves object i's box.
@@ -106,6 +108,7 @@ public:
     void destroy(std::size_t i) {
         m_broadphase->getOverlappingPairCache()->cleanProxyFromPairs(m_proxies[i], &m_dispatcher);
         m_broadphase->destroyProxy(m_proxies[i], &m_dispatcher);
+        m_objects[i]->setBroadphaseHandle(nullptr);
         m_proxies[i] = nullptr;
     }
 

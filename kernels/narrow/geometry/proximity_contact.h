@@ -54,7 +54,8 @@ struct ProximityContact {
 /// The unit vector along v, or `fallback` when v is zero (or not finite when normalised).
 BULLETGPU_HD Vec3d unitOr(const Vec3d& v, const Vec3d& fallback) {
     const double length = sqrt(vecDot(v, v));
-    if (!(length > 0) || !std::isfinite(length)) return fallback;
+    // Fails for zero, infinity and NaN alike.
+    if (!(length > 0 && length <= 1.7976931348623157e308)) return fallback;
     return vecScale(1 / length, v);
 }
 

@@ -383,6 +383,36 @@ TEST_CASE("Contact query over frames: kept fronts equal a fresh walk and the ora
     REQUIRE(selfIntersections > 0);
 }
 
+TEST_CASE("Contact-query fronts follow trees restructured by the intersection query", "[narrow][proximity]") {
+    // Only the corner [-1, 0]^3 drifts, so the intersection query's fronts restructure subtrees.
+    const std::uint32_t count = 3000;
+    TriangleMeshSet fronts(2), walk(2);
+    fronts.setTraversal(NarrowTraversal::Fronts);
+    PlyMesh soup = driftingSoup(count, 0.05, 5, 0.03, 0, 0.0);
+    for (TriangleMeshSet* set : {&fronts, &walk}) addTo(*set, soup);
+    const double d = 0.1 * meanEdge(soup);
+    std::uint32_t restructured = 0;
+    std::vector<ProximityContact> a, b;
+    std::vector<TriangleContact> intersections;
+    for (int frame = 0; frame < 30; ++frame) {
+        soup = driftingSoup(count, 0.05, 5, 0.03, frame, 0.0);
+        for (TriangleMeshSet* set : {&fronts, &walk}) set->setPositions(0, soup.positions.data());
+        // Either query may be the one that restructures: they alternate in going first.
+        if (frame % 2 == 0) fronts.findSelfContacts(0, intersections);
+        restructured += fronts.stats().subtreesRestructured;
+        fronts.findSelfProximity(0, ProximityOptions{d, false}, a);
+        restructured += fronts.stats().subtreesRestructured;
+        if (frame % 2 == 1) fronts.findSelfContacts(0, intersections);
+        walk.findSelfProximity(0, ProximityOptions{d, false}, b);
+        INFO("frame " << frame);
+        REQUIRE(fronts.validate().empty());
+        REQUIRE(sameContacts(a, b));
+        REQUIRE(sameFront(fronts.proximityFront(0, 0), fronts.walkedProximityFront(0, 0)));
+        if (frame % 10 == 0) REQUIRE(sameContacts(a, oracleProximity(oracleOf(soup, 0), nullptr, d, false, false)));
+    }
+    REQUIRE(restructured > 0);
+}
+
 TEST_CASE("Contact query of a real cloth frame equals the swept oracle", "[narrow][proximity][data]") {
     const std::string path = dataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
     if (!std::ifstream(path).good()) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/host_device.h"
+
 #include <cstdint>
 #include <vector>
 
@@ -19,9 +21,9 @@ namespace bulletgpu {
 using FeatureOwnership = std::uint8_t;
 
 /// Bit of FeatureOwnership for the vertex at `corner`.
-constexpr FeatureOwnership ownsVertexBit(int corner) { return static_cast<FeatureOwnership>(1u << corner); }
+BULLETGPU_HD FeatureOwnership ownsVertexBit(int corner) { return static_cast<FeatureOwnership>(1u << corner); }
 /// Bit of FeatureOwnership for side `side`.
-constexpr FeatureOwnership ownsEdgeBit(int side) { return static_cast<FeatureOwnership>(8u << side); }
+BULLETGPU_HD FeatureOwnership ownsEdgeBit(int side) { return static_cast<FeatureOwnership>(8u << side); }
 
 /// A mesh's edges and feature ownership (they depend on its indices only).
 struct MeshFeatures {

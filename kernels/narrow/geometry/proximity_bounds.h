@@ -12,9 +12,10 @@
 /// The bound. A pair is reported when its closest points, computed in double
 /// (feature_distance.h), are within d. Those points lie on the features up to rounding: an
 /// interpolation on a segment is off by a few units of roundoff u = 2^-53 of the coordinates'
-/// magnitude M; a projection onto a triangle's plane is off by the error of the computed normal's
-/// direction, at most about 4 u / sin(angle) <= 2^-29 (sin >= 2^-20, or the triangle counts as
-/// its edges), times the distance from a corner, itself at most 2 M + d. So the exact distance of
+/// magnitude M; a projection onto a triangle's plane, and the inside test that chooses it, are off
+/// by the error of the computed normal's direction, at most about 4 u / sin(angle) <= 2^-29
+/// (sin >= 2^-20, or the triangle counts as its edges), times the distance from a corner, itself
+/// at most 2 M + d. So the exact distance of
 /// a reported pair is below d + 2^-27 (M_A + M_B + d). Each triangle's box is grown by
 /// g = d / 2 + 2^-24 (M_t + d), M_t the largest |coordinate| of its corners, and rounded outward
 /// to float; two grown boxes then lie within 2 g of each other's triangles' distance, which covers

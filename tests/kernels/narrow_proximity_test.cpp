@@ -383,6 +383,49 @@ TEST_CASE("Contact query over frames: kept fronts equal a fresh walk and the ora
     REQUIRE(selfIntersections > 0);
 }
 
+TEST_CASE("A batch of contact queries equals the oracle of each, in mesh-pair order", "[narrow][proximity]") {
+    // Mesh 1 has a transform and takes part in a self query (own frame) and a pair query (world
+    // frame) of the same batch; mesh 2 has no triangle.
+    const PlyMesh cloth = foldedCloth(12, 0.02, 0.06, 0.2);
+    const PlyMesh torus = torusMesh(16, 8, 0.3, 0.08);
+    const PlyMesh empty;
+    const std::vector<double> move = rotationAbout111(0.4, -0.5, 0.05, 0.1);
+    for (NarrowTraversal traversal : {NarrowTraversal::LeafWalk, NarrowTraversal::Fronts}) {
+        TriangleMeshSet set(2);
+        set.setTraversal(traversal);
+        addTo(set, cloth);
+        addTo(set, torus);
+        set.addMesh(nullptr, 0, nullptr, 0);
+        set.setTransform(1, move.data());
+        const MeshPairQuery queries[] = {{1, 1}, {2, 2}, {0, 1}, {0, 0}, {0, 2}};
+        const double d = 0.2 * meanEdge(cloth);
+        std::vector<ProximityContact> contacts;
+        for (int frame = 0; frame < 2; ++frame) {
+            set.findProximity(queries, 5, ProximityOptions{d, false}, contacts);
+            const ProximityOracleMesh c = oracleOf(cloth, 0), t = oracleOf(torus, 1, move.data());
+            std::vector<ProximityContact> expected = oracleProximity(c, nullptr, d, false, true);
+            for (const auto& part : {oracleProximity(c, &t, d, false, true),
+                                     oracleProximity(oracleOf(torus, 1), nullptr, d, false, true)}) {
+                expected.insert(expected.end(), part.begin(), part.end());
+            }
+            INFO("traversal " << static_cast<int>(traversal) << ", frame " << frame);
+            REQUIRE(countKind(expected, ProximityKind::FaceVertex) > 0);
+            REQUIRE(sameContacts(contacts, expected));
+        }
+    }
+    TriangleMeshSet set(1);
+    addTo(set, empty);
+    std::vector<ProximityContact> contacts(3);
+    set.findSelfProximity(0, ProximityOptions{1, true}, contacts);
+    REQUIRE(contacts.empty());
+    std::vector<PointContact> points(3);
+    const float p[3] = {0, 0, 0};
+    set.findPointContacts(p, 1, 0, 1, points);
+    REQUIRE(points.empty());
+    REQUIRE_THROWS_AS(set.findSelfProximity(0, ProximityOptions{-1, false}, contacts), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.findSelfProximity(0, ProximityOptions{INFINITY, false}, contacts), std::invalid_argument);
+}
+
 TEST_CASE("Contact-query fronts follow trees restructured by the intersection query", "[narrow][proximity]") {
     // Only the corner [-1, 0]^3 drifts, so the intersection query's fronts restructure subtrees.
     const std::uint32_t count = 3000;

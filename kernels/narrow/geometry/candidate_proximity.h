@@ -3,6 +3,7 @@
 
 #include "kernels/common/host_device.h"
 #include "kernels/narrow/geometry/mesh_features.h"
+#include "kernels/narrow/geometry/proximity_bounds.h"
 #include "kernels/narrow/geometry/proximity_contact.h"
 #include "kernels/narrow/geometry/triangle_intersection.h"
 
@@ -76,15 +77,20 @@ BULLETGPU_HD void candidateProximity(const ProximityMeshView& a, std::uint32_t t
     const Triangle3d& triA = a.source.triangle(ta, scratchA);
     const Triangle3d& triB = b.source.triangle(tb, scratchB);
     const FeatureOwnership ownedA = a.owned[ta], ownedB = b.owned[tb];
+    // Feature pairs whose extents lie apart by more than the filter's margin are skipped without
+    // changing any decision (proximity_bounds.h); so is the whole pair when the triangles' do.
+    const FeatureExtent extentA = extentOf(triA.p, 3), extentB = extentOf(triB.p, 3);
+    const double margin = featureFilterMargin(fmax(extentMagnitude(extentA), extentMagnitude(extentB)), distance);
+    if (extentsApart(extentA, extentB, margin)) return;
     ProximityContact contact;
     for (int i = 0; i < 3; ++i) {
-        if ((ownedA & ownsVertexBit(i)) == 0) continue;
+        if ((ownedA & ownsVertexBit(i)) == 0 || extentsApart(extentOf(&triA.p[i], 1), extentB, margin)) continue;
         const std::uint32_t v = a.indices[3 * static_cast<std::size_t>(ta) + i];
         if (self && isCornerOf(a, v, tb)) continue;
         if (vertexFaceContact(a.mesh, v, triA.p[i], b.mesh, tb, triB, distance, contact)) emit(contact);
     }
     for (int j = 0; j < 3; ++j) {
-        if ((ownedB & ownsVertexBit(j)) == 0) continue;
+        if ((ownedB & ownsVertexBit(j)) == 0 || extentsApart(extentOf(&triB.p[j], 1), extentA, margin)) continue;
         const std::uint32_t v = b.indices[3 * static_cast<std::size_t>(tb) + j];
         if (self) {
             if (!isCornerOf(a, v, ta) && vertexFaceContact(a.mesh, v, triB.p[j], a.mesh, ta, triA, distance, contact))
@@ -99,6 +105,8 @@ BULLETGPU_HD void candidateProximity(const ProximityMeshView& a, std::uint32_t t
         for (int j = 0; j < 3; ++j) {
             if ((ownedB & ownsEdgeBit(j)) == 0) continue;
             const EdgeSide eb = edgeSide(b, tb, triB, j);
+            const Vec3d endsA[2] = {ea.lowPoint, ea.highPoint}, endsB[2] = {eb.lowPoint, eb.highPoint};
+            if (extentsApart(extentOf(endsA, 2), extentOf(endsB, 2), margin)) continue;
             if (self) {
                 const std::uint32_t a0 = vertexIdentity(a, ea.low), a1 = vertexIdentity(a, ea.high);
                 const std::uint32_t b0 = vertexIdentity(a, eb.low), b1 = vertexIdentity(a, eb.high);

@@ -64,4 +64,48 @@ BULLETGPU_HD NarrowBox grownPointBox(const Vec3d& p, double distance) {
     return box;
 }
 
+/// The features' filter's allowance per unit of magnitude (2^-20).
+constexpr double cFeatureFilterAllowance = 9.5367431640625e-07;
+
+/// An axis-aligned box in double around a feature's points.
+struct FeatureExtent {
+    double lo[3]; ///< Minimum corner.
+    double hi[3]; ///< Maximum corner.
+};
+
+/// The extent of `count` points.
+BULLETGPU_HD FeatureExtent extentOf(const Vec3d* points, int count) {
+    FeatureExtent e;
+    for (int k = 0; k < 3; ++k) {
+        e.lo[k] = e.hi[k] = points[0].v[k];
+        for (int i = 1; i < count; ++i) {
+            e.lo[k] = points[i].v[k] < e.lo[k] ? points[i].v[k] : e.lo[k];
+            e.hi[k] = points[i].v[k] > e.hi[k] ? points[i].v[k] : e.hi[k];
+        }
+    }
+    return e;
+}
+
+/// The largest |coordinate| of an extent.
+BULLETGPU_HD double extentMagnitude(const FeatureExtent& e) {
+    double m = 0;
+    for (int k = 0; k < 3; ++k) m = fmax(m, fmax(fabs(e.lo[k]), fabs(e.hi[k])));
+    return m;
+}
+
+/// The gap along an axis beyond which two features whose coordinates reach `magnitude` hold no
+/// pair the query reports at `distance`: d + 2^-20 (M + d). A reported pair's computed points
+/// lie within d (1 + 2u) of each other and within 2^-27 (M + d) of their features (the bound
+/// above), so its features' extents are never farther apart than that along any axis.
+BULLETGPU_HD double featureFilterMargin(double magnitude, double distance) {
+    return distance + cFeatureFilterAllowance * (magnitude + distance);
+}
+
+/// True when the extents are apart by more than `margin` along some axis.
+BULLETGPU_HD bool extentsApart(const FeatureExtent& a, const FeatureExtent& b, double margin) {
+    bool apart = false;
+    for (int k = 0; k < 3; ++k) apart |= (b.lo[k] - a.hi[k] > margin) | (a.lo[k] - b.hi[k] > margin);
+    return apart;
+}
+
 } // namespace bulletgpu

@@ -39,7 +39,8 @@ struct NarrowStats {
     std::uint32_t rebuilt = 0;               ///< Trees built (first use, rebuild requested).
     std::uint32_t refitted = 0;              ///< Trees refitted (positions or transform changed).
     double buildMs = 0;                      ///< Building trees and restructuring subtrees.
-    double refitMs = 0;                      ///< Refitting trees (world-frame copies included).
+    double refitMs = 0;                      ///< Refitting trees (world-frame copies and the contact
+                                             ///< query's grown trees included).
     double traverseMs = 0;                   ///< Traversal, exact tests and sorting.
     double testMs = 0;                       ///< The exact tests and sorting alone (LeafWalk, Fronts).
     std::uint64_t boxTests = 0;              ///< Node pairs compared (backends differ: the CPU's

@@ -43,6 +43,7 @@ void TriangleMeshSet::growTree(std::uint32_t index, bool world, double distance)
     Mesh& mesh = m_meshes[index];
     const std::uint32_t frame = grownFrameOf(index, world);
     if (mesh.grownBatch[frame] == m_proximityBatch) return;
+    const Clock::time_point start = Clock::now();
     const std::vector<Triangle3d>& corners = frame == 1 ? mesh.worldCorners : mesh.corners;
     std::vector<NarrowBox>& boxes = mesh.grownBoxes[frame];
     const auto count = static_cast<std::int64_t>(corners.size());
@@ -55,6 +56,7 @@ void TriangleMeshSet::growTree(std::uint32_t index, bool world, double distance)
         mesh.grownNodes[frame].clear();
     }
     mesh.grownBatch[frame] = m_proximityBatch;
+    m_stats.refitMs += millisecondsSince(start);
 }
 
 MeshView TriangleMeshSet::grownViewOf(std::uint32_t index, bool world) const {

@@ -267,8 +267,8 @@ private:
         double transform[12] = {};
         bool hasTransform = false;
         Lbvh tree;
-        std::vector<NarrowBox> leafBoxes;      ///< Own frame.
-        std::vector<NarrowBox> worldLeafBoxes; ///< Transformed (only with a transform).
+        std::vector<FloatBox> leafBoxes;      ///< Own frame.
+        std::vector<FloatBox> worldLeafBoxes; ///< Transformed (only with a transform).
         std::vector<Triangle3d> corners;       ///< Each triangle's corners in double, own frame.
         std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
         std::vector<PlaneMinors> planes;       ///< Plane minors of each triangle's corners.
@@ -289,7 +289,7 @@ private:
         MeshFeatures features;                  ///< Edges and ownership (at the first contact query).
         bool featuresBuilt = false;             ///< `features` is current.
         std::vector<std::uint32_t> weld;        ///< Canonical vertices (contact queries with welds).
-        std::vector<NarrowBox> grownBoxes[2];   ///< Leaf boxes grown for the contact query (own, world frame).
+        std::vector<FloatBox> grownBoxes[2];   ///< Leaf boxes grown for the contact query (own, world frame).
         std::vector<LbvhNode> grownNodes[2];    ///< The tree over them (own, world frame).
         std::uint64_t grownBatch[2] = {0, 0};   ///< The contact query batch they were grown for.
     };

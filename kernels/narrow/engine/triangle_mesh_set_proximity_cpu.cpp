@@ -45,7 +45,7 @@ void TriangleMeshSet::growTree(std::uint32_t index, bool world, double distance)
     if (mesh.grownBatch[frame] == m_proximityBatch) return;
     const Clock::time_point start = Clock::now();
     const std::vector<Triangle3d>& corners = frame == 1 ? mesh.worldCorners : mesh.corners;
-    std::vector<NarrowBox>& boxes = mesh.grownBoxes[frame];
+    std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
     const auto count = static_cast<std::int64_t>(corners.size());
     boxes.resize(corners.size());
 #pragma omp parallel for num_threads(m_threads) schedule(static) if (count >= 4096)

@@ -33,7 +33,7 @@ BULLETGPU_HD double proximityGrowth(double magnitude, double distance) {
 }
 
 /// The box of triangle t grown for query distance `distance`, rounded outward to float.
-BULLETGPU_HD NarrowBox grownTriangleBox(const Triangle3d& t, double distance) {
+BULLETGPU_HD FloatBox grownTriangleBox(const Triangle3d& t, double distance) {
     double lo[3], hi[3], magnitude = 0;
     for (int k = 0; k < 3; ++k) {
         lo[k] = hi[k] = t.p[0][k];
@@ -44,7 +44,7 @@ BULLETGPU_HD NarrowBox grownTriangleBox(const Triangle3d& t, double distance) {
         }
     }
     const double growth = proximityGrowth(magnitude, distance);
-    NarrowBox box;
+    FloatBox box;
     for (int k = 0; k < 3; ++k) {
         box.lo[k] = floatBelow(lo[k] - growth);
         box.hi[k] = floatAbove(hi[k] + growth);
@@ -53,10 +53,10 @@ BULLETGPU_HD NarrowBox grownTriangleBox(const Triangle3d& t, double distance) {
 }
 
 /// The box of point p grown for query distance `distance`, rounded outward to float.
-BULLETGPU_HD NarrowBox grownPointBox(const Vec3d& p, double distance) {
+BULLETGPU_HD FloatBox grownPointBox(const Vec3d& p, double distance) {
     const double magnitude = fmax(fabs(p.v[0]), fmax(fabs(p.v[1]), fabs(p.v[2])));
     const double growth = proximityGrowth(magnitude, distance);
-    NarrowBox box;
+    FloatBox box;
     for (int k = 0; k < 3; ++k) {
         box.lo[k] = floatBelow(p.v[k] - growth);
         box.hi[k] = floatAbove(p.v[k] + growth);

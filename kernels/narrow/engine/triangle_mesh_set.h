@@ -6,6 +6,8 @@
 #include "kernels/narrow/traversal/bvtt_front.h"
 #include "kernels/narrow/traversal/bvtt_traversal.h"
 #include "kernels/narrow/hierarchy/lbvh.h"
+#include "kernels/narrow/geometry/mesh_features.h"
+#include "kernels/narrow/geometry/proximity_contact.h"
 #include "kernels/narrow/geometry/triangle_contact.h"
 
 #include <cstdint>
@@ -37,7 +39,8 @@ struct NarrowStats {
     std::uint32_t rebuilt = 0;               ///< Trees built (first use, rebuild requested).
     std::uint32_t refitted = 0;              ///< Trees refitted (positions or transform changed).
     double buildMs = 0;                      ///< Building trees and restructuring subtrees.
-    double refitMs = 0;                      ///< Refitting trees (world-frame copies included).
+    double refitMs = 0;                      ///< Refitting trees (world-frame copies and the contact
+                                             ///< query's grown trees included).
     double traverseMs = 0;                   ///< Traversal, exact tests and sorting.
     double testMs = 0;                       ///< The exact tests and sorting alone (LeafWalk, Fronts).
     std::uint64_t boxTests = 0;              ///< Node pairs compared (backends differ: the CPU's
@@ -57,6 +60,13 @@ struct NarrowStats {
 struct MeshPairQuery {
     std::uint32_t meshA; ///< First mesh.
     std::uint32_t meshB; ///< Second mesh; meshA for self-collision.
+};
+
+/// The contact query's parameters.
+struct ProximityOptions {
+    double distance = 0;        ///< Report feature pairs within this distance (finite, >= 0).
+    bool excludeWelded = false; ///< Self queries also skip features whose vertices are welded
+                                ///< (equal positions, weldVertices), as along a mesh's seams.
 };
 
 /// A copy of one mesh's tree (topology and boxes in the mesh's own frame).
@@ -204,6 +214,38 @@ public:
     /// (meshA, meshB, triangleA, triangleB).
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, std::vector<TriangleContact>& contacts);
 
+    /// The contact query (proximity_contact.h) of a batch of self and pair queries: every
+    /// vertex-triangle and edge-edge feature pair within options.distance (in a self query,
+    /// features sharing a vertex skipped, or sharing a welded position with
+    /// options.excludeWelded) and every intersecting triangle pair (in a self query, pairs that
+    /// share or weld a vertex skipped), sorted by (meshA, meshB, kind, featureA, featureB). Pair
+    /// queries read the meshes moved by their transforms. Candidates come from the meshes' trees
+    /// with leaf boxes grown by proximity_bounds.h, walked anew each query, or through fronts kept
+    /// per mesh pair (NarrowTraversal::Fronts; Descent walks as LeafWalk), which are separate from
+    /// the intersection query's and generated anew when the distance changes or a tree is rebuilt
+    /// or restructured. Contact queries schedule no rebuilds. On the CUDA backend the query runs
+    /// on the host from the set's copies of the meshes (the same contacts). Throws
+    /// std::invalid_argument on a bad mesh or distance.
+    void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
+                       std::vector<ProximityContact>& contacts);
+    /// The contact query of `mesh` against itself.
+    void findSelfProximity(std::uint32_t mesh, const ProximityOptions& options,
+                           std::vector<ProximityContact>& contacts);
+    /// The contact query of two different meshes.
+    void findPairProximity(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options,
+                           std::vector<ProximityContact>& contacts);
+    /// The points-against-mesh query: every (point, triangle) pair of `count` points (x, y, z
+    /// floats each, finite, world frame) and the triangles of `mesh` (moved by its transform)
+    /// within `distance` (pointTriangleContact), sorted by (point, triangle). Runs on the host on
+    /// either backend.
+    void findPointContacts(const float* points, std::uint32_t count, std::uint32_t mesh, double distance,
+                           std::vector<PointContact>& contacts);
+    /// The contact query's front kept for (meshA, meshB), or null when there is none.
+    const BvttFront* proximityFront(std::uint32_t meshA, std::uint32_t meshB) const;
+    /// The front a fresh walk makes over the grown trees of the last contact query of (meshA,
+    /// meshB) (one thread): what a kept contact-query front must equal.
+    std::vector<FrontEntry> walkedProximityFront(std::uint32_t meshA, std::uint32_t meshB) const;
+
     /// The tree of `mesh` in its own frame, as of the last query (CPU backend).
     const Lbvh& tree(std::uint32_t mesh) const { return m_meshes[mesh].tree; }
     /// A copy of the tree of `mesh` in its own frame, as of the last query, on either backend.
@@ -243,6 +285,25 @@ private:
         bool refittedSinceBuild = false;        ///< Deformed since its tree was built.
         std::vector<NodeRange> pendingSubtrees; ///< To restructure at the next query.
         std::vector<NodeRange> restructured;    ///< Restructured by this query (fronts to carry over).
+        std::uint64_t topologyVersion = 0;      ///< Builds and restructures of its tree.
+        MeshFeatures features;                  ///< Edges and ownership (at the first contact query).
+        bool featuresBuilt = false;             ///< `features` is current.
+        std::vector<std::uint32_t> weld;        ///< Canonical vertices (contact queries with welds).
+        std::vector<FloatBox> grownBoxes[2];   ///< Leaf boxes grown for the contact query (own, world frame).
+        std::vector<LbvhNode> grownNodes[2];    ///< The tree over them (own, world frame).
+        std::uint64_t grownBatch[2] = {0, 0};   ///< The contact query batch they were grown for.
+    };
+
+    /// A contact-query front and what it was made for.
+    struct ProximityFront {
+        BvttFront front;      ///< The entries (buildA, buildB hold the topology versions).
+        double distance = -1; ///< The query distance.
+    };
+    /// Per-thread contact-query outputs.
+    struct ProximityThreadOut {
+        std::vector<ProximityContact> contacts; ///< Contacts found.
+        std::vector<PointContact> points;       ///< Point contacts found.
+        std::vector<FrontEntry> walk;           ///< A point's candidate leaves.
     };
 
     /// Builds or refits the mesh's own tree when needed.
@@ -251,6 +312,18 @@ private:
     void updateWorldTree(Mesh& mesh);
     /// The view of a mesh for a query, in its own frame or in the world.
     MeshView viewOf(std::uint32_t index, bool world) const;
+    /// viewOf over the tree grown for the last contact query (boxes only).
+    MeshView grownViewOf(std::uint32_t index, bool world) const;
+    /// Which grown tree of a mesh a query reads: 1 (world) for a pair query of a mesh with a
+    /// transform, else 0 (own frame).
+    std::uint32_t grownFrameOf(std::uint32_t index, bool world) const;
+    /// Grows the mesh's leaf boxes and tree for the current contact query batch (once per frame).
+    void growTree(std::uint32_t index, bool world, double distance);
+    /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
+    BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);
+    /// Tests the traversal's candidates of one query on the threads; appends the contacts, sorted.
+    void testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
+                                 std::vector<ProximityContact>& contacts);
     /// Records a query's front quality; when degraded, schedules the restructuring of the
     /// degraded subtrees of the other mesh's tree, or its rebuild (front_quality.h).
     void recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
@@ -273,9 +346,14 @@ private:
     std::vector<MeshPairQuery> m_sortedQueries; ///< The queries in that order (CUDA backend).
     BvttTraversal m_descent;
     FrontTraversal m_frontTraversal;
-    FrontLog m_frontLog;                         ///< The log of a degraded query.
-    std::vector<NodeRange> m_chosen;             ///< Subtrees a degraded front chose.
-    std::map<std::uint64_t, BvttFront> m_fronts; ///< Key meshA << 32 | meshB.
+    FrontLog m_frontLog;                                                 ///< The log of a degraded query.
+    std::vector<NodeRange> m_chosen;                                     ///< Subtrees a degraded front chose.
+    std::map<std::uint64_t, BvttFront> m_fronts;                         ///< Key meshA << 32 | meshB.
+    std::map<std::uint64_t, ProximityFront> m_proximityFronts;           ///< Key meshA << 32 | meshB.
+    std::vector<CacheLinePadded<ProximityThreadOut>> m_proximityThreads; ///< Contact-query outputs.
+    std::vector<std::uint32_t> m_weldOrder;                              ///< Scratch of weldVertices.
+    BvttFront m_walkFront;                                               ///< The front of a walk (unused entries).
+    std::uint64_t m_proximityBatch = 0;                                  ///< Contact-query batches run.
     NarrowTraversal m_traversal = NarrowTraversal::LeafWalk;
     double m_rebuildRatio = cDefaultRebuildRatio;
     bool m_restructuring = true;

@@ -77,6 +77,7 @@ TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
 
 void TriangleMeshSet::resetFronts() {
     m_fronts.clear();
+    m_proximityFronts.clear();
     if (m_device) m_device->resetFronts();
 }
 
@@ -137,6 +138,7 @@ void TriangleMeshSet::requestRebuild(std::uint32_t index) {
 void TriangleMeshSet::clear() {
     m_meshes.clear();
     m_fronts.clear();
+    m_proximityFronts.clear();
     if (m_device) m_device->clear();
 }
 
@@ -230,6 +232,7 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
         mesh.tree.refit(mesh.leafBoxes.data(), m_threads);
     }
     mesh.pendingSubtrees.clear();
+    if (build || restructure) ++mesh.topologyVersion;
     if (mesh.volume == BoundingVolume::Obb) {
         // A refit keeps the orientations fitted at the build (or at the switch to OBBs) outside
         // the restructured subtrees.

@@ -63,6 +63,11 @@ public:
     void run(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads,
              std::vector<TriangleContact>& contacts);
 
+    /// Updates `front` or walks anew (`mode`) with boxes only and no exact tests: afterwards
+    /// candidates() holds the overlapping leaf pairs, in front order (the contact query's
+    /// culling, over trees with grown boxes).
+    void collectCandidates(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads);
+
     /// Fills the entries of `front` after a FrontRun::Walk of the same query (for the front
     /// log): walks every query leaf again, without exact tests; counters are left as they were.
     void regenerateEntries(const BvttQuery& query, BvttFront& front, int threads);

@@ -178,6 +178,19 @@ void FrontTraversal::run(const BvttQuery& query, BvttFront& front, FrontRun mode
     testCandidates(query, threads, contacts);
 }
 
+void FrontTraversal::collectCandidates(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads) {
+    m_counters = FrontCounters{};
+    const bool generate = mode == FrontRun::Walk || !front.generated;
+    m_counters.generated = generate;
+    front.generated = true;
+    if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
+        front.entries.clear();
+        m_candidates.clear();
+        return;
+    }
+    traverse(query, front, generate, mode == FrontRun::Update, threads);
+}
+
 void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts) {
     const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
     const bool self = query.self;

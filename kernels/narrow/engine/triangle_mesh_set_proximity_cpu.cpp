@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: Zlib
+// TriangleMeshSet's contact query and points-against-mesh query on the host: trees with grown
+// leaf boxes over the meshes' topologies, candidates from FrontTraversal (a walk or a kept
+// front), the per-element tests of candidate_proximity.h on OpenMP threads, then one sort.
+#include "kernels/narrow/engine/triangle_mesh_set.h"
+#include "kernels/common/stopwatch.h"
+#include "kernels/narrow/geometry/candidate_proximity.h"
+#include "kernels/narrow/geometry/proximity_bounds.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace bulletgpu {
+namespace {
+
+/// Below this many candidates or points the tests run on one thread.
+constexpr std::int64_t cParallelProximity = 256;
+
+/// Throws unless `distance` is finite and >= 0.
+void checkDistance(double distance) {
+    if (!(distance >= 0) || !std::isfinite(distance)) {
+        throw std::invalid_argument("bulletgpu: the contact distance must be finite and >= 0");
+    }
+}
+
+/// An emit functor appending to a vector.
+template <typename Contact>
+struct AppendTo {
+    std::vector<Contact>& out;
+    void operator()(const Contact& c) { out.push_back(c); }
+};
+
+} // namespace
+
+std::uint32_t TriangleMeshSet::grownFrameOf(std::uint32_t index, bool world) const {
+    return world && m_meshes[index].hasTransform ? 1u : 0u;
+}
+
+void TriangleMeshSet::growTree(std::uint32_t index, bool world, double distance) {
+    Mesh& mesh = m_meshes[index];
+    const std::uint32_t frame = grownFrameOf(index, world);
+    if (mesh.grownBatch[frame] == m_proximityBatch) return;
+    const Clock::time_point start = Clock::now();
+    const std::vector<Triangle3d>& corners = frame == 1 ? mesh.worldCorners : mesh.corners;
+    std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
+    const auto count = static_cast<std::int64_t>(corners.size());
+    boxes.resize(corners.size());
+#pragma omp parallel for num_threads(m_threads) schedule(static) if (count >= 4096)
+    for (std::int64_t t = 0; t < count; ++t) boxes[t] = grownTriangleBox(corners[t], distance);
+    if (count > 0) {
+        mesh.tree.refitInto(boxes.data(), mesh.grownNodes[frame], m_threads);
+    } else {
+        mesh.grownNodes[frame].clear();
+    }
+    mesh.grownBatch[frame] = m_proximityBatch;
+    m_stats.refitMs += millisecondsSince(start);
+}
+
+MeshView TriangleMeshSet::grownViewOf(std::uint32_t index, bool world) const {
+    MeshView view = viewOf(index, world);
+    const std::vector<LbvhNode>& nodes = m_meshes[index].grownNodes[grownFrameOf(index, world)];
+    view.nodes = nodes.empty() ? nullptr : nodes.data();
+    view.nodeCount = static_cast<std::uint32_t>(nodes.size());
+    view.obbs = nullptr;
+    return view;
+}
+
+BvttFront& TriangleMeshSet::proximityFrontOf(const MeshPairQuery& query, double distance) {
+    ProximityFront& kept = m_proximityFronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
+    const std::uint64_t versionA = m_meshes[query.meshA].topologyVersion;
+    const std::uint64_t versionB = m_meshes[query.meshB].topologyVersion;
+    if (kept.distance != distance || kept.front.buildA != versionA || kept.front.buildB != versionB) {
+        kept.front.generated = false;
+        kept.front.entries.clear();
+        kept.front.buildA = versionA;
+        kept.front.buildB = versionB;
+        kept.distance = distance;
+    }
+    return kept.front;
+}
+
+const BvttFront* TriangleMeshSet::proximityFront(std::uint32_t meshA, std::uint32_t meshB) const {
+    const auto found = m_proximityFronts.find(static_cast<std::uint64_t>(meshA) << 32 | meshB);
+    return found == m_proximityFronts.end() ? nullptr : &found->second.front;
+}
+
+std::vector<FrontEntry> TriangleMeshSet::walkedProximityFront(std::uint32_t meshA, std::uint32_t meshB) const {
+    checkMesh(meshA);
+    checkMesh(meshB);
+    const bool self = meshA == meshB;
+    const FrontTree a = frontTreeOf(grownViewOf(meshA, !self)), b = frontTreeOf(grownViewOf(meshB, !self));
+    std::vector<FrontEntry> entries;
+    if (a.nodes == nullptr || b.nodes == nullptr) return entries;
+    struct Collector {
+        std::vector<FrontEntry>& fronts;
+        void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
+        void candidate(std::uint32_t, std::uint32_t) {}
+        void boxTest() {}
+    } sink{entries};
+    for (std::uint32_t leaf = 0; leaf < a.leafCount; ++leaf) generateFront(a, b, self, leaf, sink);
+    return entries;
+}
+
+void TriangleMeshSet::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
+                                              std::vector<ProximityContact>& contacts) {
+    const std::vector<FrontEntry>& candidates = m_frontTraversal.candidates();
+    const auto count = static_cast<std::int64_t>(candidates.size());
+    const int team = count >= cParallelProximity ? m_threads : 1;
+    if (m_proximityThreads.size() < static_cast<std::size_t>(team)) m_proximityThreads.resize(team);
+    const auto viewOfMesh = [&](const MeshView& view) {
+        const Mesh& mesh = m_meshes[view.mesh];
+        const bool welds = views.self && options.excludeWelded;
+        return ProximityMeshView{sourceOf(view),
+                                 view.indices,
+                                 mesh.features.triangleEdges.data(),
+                                 mesh.features.owned.data(),
+                                 welds ? mesh.weld.data() : nullptr,
+                                 view.mesh};
+    };
+    const ProximityMeshView a = viewOfMesh(views.a), b = viewOfMesh(views.b);
+    const double distance = options.distance;
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num(), size = omp_get_num_threads();
+        std::vector<ProximityContact>& out = m_proximityThreads[t].value.contacts;
+        out.clear();
+        AppendTo<ProximityContact> emit{out};
+        const std::int64_t lo = count * t / size, hi = count * (t + 1) / size;
+        for (std::int64_t i = lo; i < hi; ++i) {
+            const std::uint32_t ta = leafTriangle(views.a.nodes[candidates[i].leaf]);
+            const std::uint32_t tb = leafTriangle(views.b.nodes[candidates[i].node]);
+            candidateProximity(a, ta, b, tb, views.self, distance, emit);
+        }
+    }
+    const std::size_t first = contacts.size();
+    for (int t = 0; t < team; ++t) {
+        const std::vector<ProximityContact>& part = m_proximityThreads[t].value.contacts;
+        contacts.insert(contacts.end(), part.begin(), part.end());
+    }
+    std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), proximityBefore);
+}
+
+void TriangleMeshSet::findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
+                                    std::vector<ProximityContact>& contacts) {
+    checkDistance(options.distance);
+    for (std::uint32_t q = 0; q < count; ++q) {
+        checkMesh(queries[q].meshA);
+        checkMesh(queries[q].meshB);
+    }
+    m_stats = NarrowStats{};
+    m_order.resize(count);
+    for (std::uint32_t q = 0; q < count; ++q) m_order[q] = q;
+    std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        return queries[x].meshA != queries[y].meshA ? queries[x].meshA < queries[y].meshA
+                                                    : queries[x].meshB < queries[y].meshB;
+    });
+    for (std::uint32_t q = 0; q < count; ++q) {
+        const MeshPairQuery& query = queries[q];
+        const bool self = query.meshA == query.meshB;
+        updateTree(m_meshes[query.meshA]);
+        updateTree(m_meshes[query.meshB]);
+        if (!self) {
+            updateWorldTree(m_meshes[query.meshA]);
+            updateWorldTree(m_meshes[query.meshB]);
+        }
+    }
+    // The intersection query's fronts follow any restructuring done here.
+    carryFrontsOver();
+    ++m_proximityBatch;
+    for (std::uint32_t q = 0; q < count; ++q) {
+        const MeshPairQuery& query = queries[q];
+        const bool self = query.meshA == query.meshB;
+        for (std::uint32_t index : {query.meshA, query.meshB}) {
+            Mesh& mesh = m_meshes[index];
+            if (!mesh.featuresBuilt) {
+                buildMeshFeatures(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
+                                  static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.features);
+                mesh.featuresBuilt = true;
+            }
+            growTree(index, !self, options.distance);
+        }
+        if (self && options.excludeWelded) {
+            Mesh& mesh = m_meshes[query.meshA];
+            weldVertices(mesh.positions.data(), static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.weld,
+                         m_weldOrder);
+        }
+    }
+    const Clock::time_point start = Clock::now();
+    contacts.clear();
+    const bool keep = m_traversal == NarrowTraversal::Fronts;
+    for (std::uint32_t q : m_order) {
+        const MeshPairQuery& query = queries[q];
+        const bool self = query.meshA == query.meshB;
+        const BvttQuery views{grownViewOf(query.meshA, !self), grownViewOf(query.meshB, !self), self};
+        BvttFront& front = keep ? proximityFrontOf(query, options.distance) : m_walkFront;
+        m_frontTraversal.collectCandidates(views, front, keep ? FrontRun::Update : FrontRun::Walk, m_threads);
+        const FrontCounters& counters = m_frontTraversal.counters();
+        m_stats.boxTests += counters.boxTests;
+        m_stats.triangleTests += counters.candidates;
+        m_stats.frontEntries += counters.frontEntries;
+        m_stats.frontsGenerated += counters.generated ? 1 : 0;
+        const Clock::time_point testStart = Clock::now();
+        testProximityCandidates(views, options, contacts);
+        m_stats.testMs += millisecondsSince(testStart);
+    }
+    m_stats.traverseMs = millisecondsSince(start);
+    m_stats.contacts = contacts.size();
+}
+
+void TriangleMeshSet::findSelfProximity(std::uint32_t mesh, const ProximityOptions& options,
+                                        std::vector<ProximityContact>& contacts) {
+    const MeshPairQuery query{mesh, mesh};
+    findProximity(&query, 1, options, contacts);
+}
+
+void TriangleMeshSet::findPairProximity(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options,
+                                        std::vector<ProximityContact>& contacts) {
+    if (meshA == meshB) throw std::invalid_argument("bulletgpu: findPairProximity needs two different meshes");
+    const MeshPairQuery query{meshA, meshB};
+    findProximity(&query, 1, options, contacts);
+}
+
+void TriangleMeshSet::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
+                                        std::vector<PointContact>& contacts) {
+    checkMesh(index);
+    checkDistance(distance);
+    if (count > 0 && points == nullptr) throw std::invalid_argument("bulletgpu: findPointContacts needs points");
+    for (std::size_t i = 0; i < 3 * static_cast<std::size_t>(count); ++i) {
+        if (!std::isfinite(points[i])) throw std::invalid_argument("bulletgpu: query points must be finite");
+    }
+    m_stats = NarrowStats{};
+    Mesh& mesh = m_meshes[index];
+    updateTree(mesh);
+    updateWorldTree(mesh);
+    carryFrontsOver();
+    ++m_proximityBatch;
+    growTree(index, true, distance);
+    const Clock::time_point start = Clock::now();
+    const MeshView view = grownViewOf(index, true);
+    const FrontTree tree = frontTreeOf(view);
+    const TriangleSource source = sourceOf(view);
+    const auto items = static_cast<std::int64_t>(count);
+    const int team = items >= cParallelProximity ? m_threads : 1;
+    if (m_proximityThreads.size() < static_cast<std::size_t>(team)) m_proximityThreads.resize(team);
+    contacts.clear();
+#pragma omp parallel num_threads(team)
+    {
+        const int t = omp_get_thread_num(), size = omp_get_num_threads();
+        ProximityThreadOut& out = m_proximityThreads[t].value;
+        out.points.clear();
+        // A point's walk: candidates collected, then tested (its leaves in node order).
+        struct Candidates {
+            std::vector<FrontEntry>& leaves;
+            void front(std::uint32_t, std::uint32_t) {}
+            void candidate(std::uint32_t point, std::uint32_t node) { leaves.push_back(FrontEntry{point, node}); }
+            void boxTest() {}
+        } sink{out.walk};
+        const std::int64_t lo = items * t / size, hi = items * (t + 1) / size;
+        for (std::int64_t i = lo; i < hi && tree.nodes != nullptr; ++i) {
+            const Vec3d p = toVec3d(points + 3 * i);
+            out.walk.clear();
+            walkFront(tree, grownPointBox(p, distance), nullptr, static_cast<std::uint32_t>(i), 0, tree.nodeCount,
+                      sink);
+            for (const FrontEntry& leaf : out.walk) {
+                const std::uint32_t triangle = leafTriangle(tree.nodes[leaf.node]);
+                Triangle3d scratch;
+                PointContact contact;
+                if (pointTriangleContact(leaf.leaf, p, triangle, source.triangle(triangle, scratch), distance,
+                                         contact)) {
+                    out.points.push_back(contact);
+                }
+            }
+        }
+    }
+    for (int t = 0; t < team; ++t) {
+        const std::vector<PointContact>& part = m_proximityThreads[t].value.points;
+        contacts.insert(contacts.end(), part.begin(), part.end());
+    }
+    std::sort(contacts.begin(), contacts.end(), [](const PointContact& x, const PointContact& y) {
+        return x.point != y.point ? x.point < y.point : x.triangle < y.triangle;
+    });
+    m_stats.traverseMs = millisecondsSince(start);
+    m_stats.contacts = contacts.size();
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: Zlib
+// The contact query (issue 33, part 2): closest points of features, the engine's contacts
+// against the all-pairs oracle as exact sets (generated meshes, named edge cases, welded seams,
+// scales and transforms, frames with kept fronts, a real data mesh), points against a mesh, and
+// the reduction to a few points per mesh pair.
+#include "kernels/narrow/engine/triangle_mesh_set.h"
+#include "kernels/narrow/geometry/contact_reduction.h"
+#include "kernels/narrow/geometry/feature_distance.h"
+#include "kernels/reference/brute_force_proximity.h"
+#include "tests/support/mesh_generators.h"
+#include "tests/support/ply_mesh.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace bulletgpu;
+
+namespace {
+
+/// A point.
+Vec3d point(double x, double y, double z) { return Vec3d{{x, y, z}}; }
+
+/// The oracle's view of a test mesh.
+ProximityOracleMesh oracleOf(const PlyMesh& m, std::uint32_t index, const double* transform = nullptr) {
+    return ProximityOracleMesh{m.positions.data(), static_cast<std::uint32_t>(m.positions.size() / 3),
+                               m.indices.data(),   static_cast<std::uint32_t>(m.indices.size() / 3),
+                               transform,          index};
+}
+
+/// Adds a test mesh to a set.
+std::uint32_t addTo(TriangleMeshSet& set, const PlyMesh& m) {
+    return set.addMesh(m.positions.data(), static_cast<std::uint32_t>(m.positions.size() / 3), m.indices.data(),
+                       static_cast<std::uint32_t>(m.indices.size() / 3));
+}
+
+/// A readable line for a contact.
+std::string describe(const ProximityContact& c) {
+    std::ostringstream s;
+    s << "mesh " << c.meshA << "/" << c.meshB << " kind " << c.kind << " features " << c.featureA << "/" << c.featureB
+      << " distance " << c.distance;
+    return s.str();
+}
+
+/// Equal as exact sets: the same records, bit for bit, in the same (sorted) order; reports the
+/// first difference.
+bool sameContacts(const std::vector<ProximityContact>& actual, const std::vector<ProximityContact>& expected) {
+    const std::size_t common = std::min(actual.size(), expected.size());
+    for (std::size_t i = 0; i < common; ++i) {
+        if (std::memcmp(&actual[i], &expected[i], sizeof(ProximityContact)) != 0) {
+            UNSCOPED_INFO("contact " << i << ": " << describe(actual[i]) << " vs expected " << describe(expected[i]));
+            return false;
+        }
+    }
+    if (actual.size() != expected.size()) {
+        UNSCOPED_INFO(actual.size() << " contacts, expected " << expected.size() << "; first extra: "
+                                    << describe(actual.size() > common ? actual[common] : expected[common]));
+        return false;
+    }
+    return true;
+}
+
+/// Identical kept and walked fronts.
+bool sameFront(const BvttFront* kept, const std::vector<FrontEntry>& walked) {
+    if (kept == nullptr) return walked.empty();
+    return kept->entries.size() == walked.size() &&
+           (walked.empty() ||
+            std::memcmp(kept->entries.data(), walked.data(), walked.size() * sizeof(FrontEntry)) == 0);
+}
+
+/// The mean edge length of a mesh.
+double meanEdge(const PlyMesh& m) {
+    double sum = 0;
+    const std::size_t sides = m.indices.size();
+    for (std::size_t s = 0; s < sides; ++s) {
+        const float* p = &m.positions[3 * static_cast<std::size_t>(m.indices[s])];
+        const float* q = &m.positions[3 * static_cast<std::size_t>(m.indices[s - s % 3 + (s % 3 + 1) % 3])];
+        sum += std::sqrt(distanceSquared(toVec3d(p), toVec3d(q)));
+    }
+    return sum / static_cast<double>(sides);
+}
+
+/// Counts contacts of one kind.
+std::size_t countKind(const std::vector<ProximityContact>& contacts, ProximityKind kind) {
+    std::size_t n = 0;
+    for (const ProximityContact& c : contacts) n += c.kind == static_cast<std::uint32_t>(kind) ? 1 : 0;
+    return n;
+}
+
+/// A mesh of explicit triangles.
+PlyMesh meshOf(std::initializer_list<float> positions, std::initializer_list<std::uint32_t> indices) {
+    return PlyMesh{positions, indices};
+}
+
+/// The mesh scaled by s.
+PlyMesh scaled(PlyMesh m, float s) {
+    for (float& x : m.positions) x *= s;
+    return m;
+}
+
+/// A rigid transform: rotation by `angle` about the axis (1, 1, 1)/sqrt(3), then translation t.
+std::vector<double> rotationAbout111(double angle, double tx, double ty, double tz) {
+    const double c = std::cos(angle), s = std::sin(angle), k = 1 / std::sqrt(3.0), o = (1 - c) * k * k;
+    return {c + o, o - s * k, o + s * k, tx, o + s * k, c + o, o - s * k, ty, o - s * k, o + s * k, c + o, tz};
+}
+
+/// Runs the self or pair query on every traversal and requires each to equal the oracle.
+void requireOracle(const PlyMesh& a, const PlyMesh* b, const double* transformA, const double* transformB,
+                   double distance, bool excludeWelded, bool allPairs = true) {
+    const ProximityOracleMesh oa = oracleOf(a, 0, transformA);
+    const ProximityOracleMesh ob = b != nullptr ? oracleOf(*b, 1, transformB) : oa;
+    const std::vector<ProximityContact> expected =
+        oracleProximity(oa, b != nullptr ? &ob : nullptr, distance, excludeWelded, allPairs);
+    for (NarrowTraversal traversal : {NarrowTraversal::LeafWalk, NarrowTraversal::Fronts, NarrowTraversal::Descent}) {
+        TriangleMeshSet set(2);
+        set.setTraversal(traversal);
+        addTo(set, a);
+        if (b != nullptr) addTo(set, *b);
+        set.setTransform(0, transformA);
+        if (b != nullptr) set.setTransform(1, transformB);
+        std::vector<ProximityContact> contacts;
+        const ProximityOptions options{distance, excludeWelded};
+        if (b != nullptr) {
+            set.findPairProximity(0, 1, options, contacts);
+        } else {
+            set.findSelfProximity(0, options, contacts);
+        }
+        INFO("traversal " << static_cast<int>(traversal) << ", distance " << distance);
+        REQUIRE(sameContacts(contacts, expected));
+    }
+}
+
+/// Two flat n x n grids side by side, x in [-1, 0] and [0, 1], z in [-1, 1], whose vertices on
+/// x = 0 are duplicated at equal positions (a seam).
+PlyMesh seamedCloth(std::uint32_t n) {
+    PlyMesh left = gridMesh(n, n, false, false, [](double u, double v, double* p) {
+        p[0] = u - 1;
+        p[1] = 0;
+        p[2] = 2 * v - 1;
+    });
+    const PlyMesh right = gridMesh(n, n, false, false, [](double u, double v, double* p) {
+        p[0] = u;
+        p[1] = 0;
+        p[2] = 2 * v - 1;
+    });
+    const auto offset = static_cast<std::uint32_t>(left.positions.size() / 3);
+    left.positions.insert(left.positions.end(), right.positions.begin(), right.positions.end());
+    for (std::uint32_t i : right.indices) left.indices.push_back(i + offset);
+    return left;
+}
+
+/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
+std::string dataDir() {
+    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
+    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
+}
+
+} // namespace
+
+TEST_CASE("Closest points of named feature configurations", "[narrow][proximity]") {
+    SECTION("parallel segments: overlapping, apart, collinear") {
+        const FeaturePoints p = segmentsClosest(point(0, 0, 0), point(2, 0, 0), point(1, 1, 0), point(3, 1, 0));
+        REQUIRE(p.distanceSquared == 1);
+        REQUIRE(p.onA.v[1] == 0);
+        REQUIRE(p.onB.v[1] == 1);
+        REQUIRE(p.onA.v[0] == p.onB.v[0]);
+        REQUIRE(segmentsClosest(point(0, 0, 0), point(1, 0, 0), point(3, 0, 1), point(4, 0, 1)).distanceSquared == 5);
+        REQUIRE(segmentsClosest(point(0, 0, 0), point(2, 0, 0), point(1, 0, 0), point(3, 0, 0)).distanceSquared == 0);
+    }
+    SECTION("crossing segments") {
+        const FeaturePoints p = segmentsClosest(point(-1, 0, 0), point(1, 0, 0), point(0, -1, 0.5), point(0, 1, 0.5));
+        REQUIRE(p.distanceSquared == 0.25);
+        REQUIRE(p.onA.v[0] == 0);
+        REQUIRE(p.onB.v[2] == 0.5);
+        REQUIRE(segmentsClosest(point(-1, 0, 0), point(1, 0, 0), point(0, -1, 0), point(0, 1, 0)).distanceSquared == 0);
+    }
+    SECTION("zero-length segments") {
+        REQUIRE(segmentsClosest(point(0, 0, 1), point(0, 0, 1), point(-1, 0, 0), point(1, 0, 0)).distanceSquared == 1);
+        REQUIRE(segmentsClosest(point(0, 0, 1), point(0, 0, 1), point(0, 3, 1), point(0, 3, 1)).distanceSquared == 9);
+    }
+    SECTION("a vertex on a face, on an edge, at a corner, above and beside") {
+        const Vec3d a = point(0, 0, 0), b = point(2, 0, 0), c = point(0, 2, 0);
+        REQUIRE(pointTriangleClosest(point(0.5, 0.5, 0), a, b, c).distanceSquared == 0);
+        REQUIRE(pointTriangleClosest(point(1, 1, 0), a, b, c).distanceSquared == 0);
+        REQUIRE(pointTriangleClosest(point(0, 0, 0), a, b, c).distanceSquared == 0);
+        const FeaturePoints above = pointTriangleClosest(point(0.5, 0.5, 3), a, b, c);
+        REQUIRE(above.distanceSquared == 9);
+        REQUIRE(above.onB.v[2] == 0);
+        REQUIRE(pointTriangleClosest(point(-1, -1, 0), a, b, c).distanceSquared == 2);
+        REQUIRE(pointTriangleClosest(point(2, 2, 0), a, b, c).distanceSquared == 2);
+    }
+    SECTION("zero-area triangles are their edges") {
+        const FeaturePoints collinear =
+            pointTriangleClosest(point(1, 1, 0), point(0, 0, 0), point(2, 0, 0), point(1, 0, 0));
+        REQUIRE(collinear.distanceSquared == 1);
+        REQUIRE(pointTriangleClosest(point(0, 0, 2), point(1, 0, 0), point(1, 0, 0), point(1, 0, 0)).distanceSquared ==
+                5);
+    }
+    SECTION("touching normals") {
+        ProximityContact c;
+        const Triangle3d face{{point(0, 0, 0), point(1, 0, 0), point(0, 1, 0)}};
+        REQUIRE(vertexFaceContact(0, 0, point(0.25, 0.25, 0), 1, 0, face, 0, c));
+        REQUIRE(c.distance == 0);
+        REQUIRE(c.normal[2] == 1);
+        REQUIRE(faceVertexContact(0, 0, face, 1, 0, point(0.25, 0.25, 0), 0, c));
+        REQUIRE(c.normal[2] == -1);
+        REQUIRE(
+            edgeEdgeContact(0, 0, point(-1, 0, 0.1), point(1, 0, 0.1), 1, 0, point(0, -1, 0), point(0, 1, 0), 0.1, c));
+        REQUIRE(c.normal[2] == Approx(1));
+        REQUIRE(c.distance == Approx(0.1));
+        // Crossing at distance 0: the edges' cross product, pointed from B's midpoint to A's.
+        REQUIRE(edgeEdgeContact(0, 0, point(-1, 0, 0), point(1, 0, 0), 1, 0, point(0, -1, 0), point(0, 1, 0), 0, c));
+        REQUIRE(std::fabs(c.normal[2]) == 1);
+        REQUIRE(!vertexFaceContact(0, 0, point(0.25, 0.25, 0.5), 1, 0, face, 0.25, c));
+    }
+    SECTION("penetration estimate of crossing triangles") {
+        // A's corner (0, 0, -0.1) is 0.1 behind B (plane z = 0, normal +z); B's deepest corner
+        // lies 1 behind A's plane x = 0.25.
+        const Triangle3d a{{point(0.25, 0.2, -0.1), point(0.25, 0.2, 1), point(0.25, 0.6, 1)}};
+        const Triangle3d b{{point(0, 0, 0), point(1, 0, 0), point(0, 1, 0)}};
+        REQUIRE(trianglesIntersect(a, b));
+        const ProximityContact c = intersectionContact(0, 0, a, 1, 0, b);
+        REQUIRE(c.distance == Approx(-0.1));
+        REQUIRE(c.normal[2] == 1);
+        REQUIRE(c.pointA[2] == Approx(-0.1f));
+        REQUIRE(c.pointB[2] == Approx(0).margin(1e-7));
+    }
+}
+
+TEST_CASE("Contact query of named mesh pairs equals the oracle", "[narrow][proximity]") {
+    const PlyMesh square = meshOf({0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0}, {0, 1, 2, 0, 2, 3});
+    SECTION("a vertex exactly on a face and d = 0") {
+        const PlyMesh tip = meshOf({0.5f, 0.25f, 0, 0.5f, 0.25f, 1, 0.75f, 0.25f, 1}, {0, 1, 2});
+        requireOracle(square, &tip, nullptr, nullptr, 0, false);
+        TriangleMeshSet set(1);
+        addTo(set, square);
+        addTo(set, tip);
+        std::vector<ProximityContact> contacts;
+        set.findPairProximity(0, 1, ProximityOptions{0, false}, contacts);
+        REQUIRE(countKind(contacts, ProximityKind::FaceVertex) == 1);
+        REQUIRE(countKind(contacts, ProximityKind::TrianglesIntersect) == 1);
+    }
+    SECTION("coplanar overlapping triangles") {
+        const PlyMesh shifted = meshOf({0.5f, 0.5f, 0, 1.5f, 0.5f, 0, 1.5f, 1.5f, 0}, {0, 1, 2});
+        for (double d : {0.0, 0.05, 0.3}) requireOracle(square, &shifted, nullptr, nullptr, d, false);
+    }
+    SECTION("zero-area triangles and zero-length edges") {
+        const PlyMesh degenerate = meshOf({0.2f, 0.3f, 0.01f, 0.6f, 0.3f, 0.01f, 0.4f, 0.3f, 0.01f, 0.5f, 0.5f, -0.02f},
+                                          {0, 1, 2, 3, 3, 3, 0, 0, 1});
+        for (double d : {0.0, 0.01, 0.02, 0.5}) requireOracle(square, &degenerate, nullptr, nullptr, d, false);
+        requireOracle(degenerate, nullptr, nullptr, nullptr, 0.3, false);
+    }
+    SECTION("parallel and crossing edges of two strips") {
+        const PlyMesh strip = meshOf({0, 0, 0, 1, 0, 0, 0, 0, 1}, {0, 1, 2});
+        // 0.125 apart exactly: the decision at d = 0.125 is exact (reported), just below it not.
+        const PlyMesh above = meshOf({0, 0.125f, 0, 1, 0.125f, 0, 0, 0.25f, -1}, {0, 1, 2});
+        const PlyMesh across = meshOf({0.5f, 0.125f, -0.5f, 0.5f, 0.125f, 0.5f, 0.5f, 1, 0}, {0, 1, 2});
+        for (double d : {0.0, std::nextafter(0.125, 0.0), 0.125, 0.2}) {
+            requireOracle(strip, &above, nullptr, nullptr, d, false);
+            requireOracle(strip, &across, nullptr, nullptr, d, false);
+        }
+        TriangleMeshSet set(1);
+        addTo(set, strip);
+        addTo(set, across);
+        std::vector<ProximityContact> contacts;
+        set.findPairProximity(0, 1, ProximityOptions{std::nextafter(0.125, 0.0), false}, contacts);
+        REQUIRE(contacts.empty());
+        set.findPairProximity(0, 1, ProximityOptions{0.125, false}, contacts);
+        // The crossing edges, and the top vertex over the strip's hypotenuse with its two edges.
+        REQUIRE(countKind(contacts, ProximityKind::EdgeEdge) == 3);
+        REQUIRE(countKind(contacts, ProximityKind::FaceVertex) == 1);
+        for (const ProximityContact& c : contacts) REQUIRE(c.distance == 0.125f);
+    }
+    SECTION("huge and tiny scales") {
+        const PlyMesh cloth = foldedCloth(10, 0.02, 0.06, 0.3);
+        const PlyMesh ball = sphereMesh(12, 8, std::vector<double>{0, 0.1, 0}.data(), 0.4);
+        for (float s : {1e6f, 1e-6f}) {
+            const PlyMesh scaledBall = scaled(ball, s);
+            requireOracle(scaled(cloth, s), nullptr, nullptr, nullptr, 0.03 * s, false);
+            requireOracle(scaled(cloth, s), &scaledBall, nullptr, nullptr, 0.05 * s, false);
+        }
+    }
+    SECTION("transforms with large translations") {
+        const PlyMesh cloth = foldedCloth(10, 0.02, 0.06, 0.3);
+        const PlyMesh ball = sphereMesh(12, 8, std::vector<double>{0, 0, 0}.data(), 0.4);
+        const std::vector<double> ta = rotationAbout111(0.3, 1e5, -2e5, 1e5);
+        const std::vector<double> tb = rotationAbout111(0.3, 1e5, -2e5 + 0.2, 1e5);
+        for (double d : {0.0, 0.02, 0.1}) requireOracle(cloth, &ball, ta.data(), tb.data(), d, false);
+    }
+}
+
+TEST_CASE("Contact query of generated meshes equals the oracle at several distances", "[narrow][proximity]") {
+    SECTION("folded cloth, self") {
+        const PlyMesh cloth = foldedCloth(20, 0.02, 0.06, 0.7);
+        const double edge = meanEdge(cloth);
+        for (double d : {0.0, 0.01 * edge, 0.1 * edge}) requireOracle(cloth, nullptr, nullptr, nullptr, d, false);
+    }
+    SECTION("linked tori, pair and self") {
+        // Tubes of radius 0.26 whose centre circles stay 0.5 apart: they graze and cross.
+        const PlyMesh torus = torusMesh(24, 10, 0.5, 0.26);
+        const double edge = meanEdge(torus);
+        // The second torus turned upright and moved onto the first's tube: the rings link.
+        const double upright[12] = {1, 0, 0, 0.5, 0, 0, -1, 0, 0, 1, 0, 0};
+        for (double d : {0.0, 0.01 * edge, 0.1 * edge}) {
+            requireOracle(torus, &torus, nullptr, upright, d, false);
+        }
+        requireOracle(torus, nullptr, nullptr, nullptr, 0.1 * edge, false);
+    }
+    SECTION("random triangle soup, self") {
+        const PlyMesh soup = triangleSoup(300, 0.15, 7);
+        const double edge = meanEdge(soup);
+        for (double d : {0.0, 0.01 * edge, 0.1 * edge}) requireOracle(soup, nullptr, nullptr, nullptr, d, false);
+    }
+}
+
+TEST_CASE("Welded seams: excluded with the option, reported without", "[narrow][proximity]") {
+    const PlyMesh cloth = seamedCloth(8);
+    const double d = 0.01 * meanEdge(cloth);
+    requireOracle(cloth, nullptr, nullptr, nullptr, d, true);
+    requireOracle(cloth, nullptr, nullptr, nullptr, d, false);
+    TriangleMeshSet set(2);
+    addTo(set, cloth);
+    std::vector<ProximityContact> welded, split;
+    set.findSelfProximity(0, ProximityOptions{d, true}, welded);
+    set.findSelfProximity(0, ProximityOptions{d, false}, split);
+    // A flat cloth has nothing within 1% of an edge but across its seam.
+    REQUIRE(welded.empty());
+    REQUIRE(countKind(split, ProximityKind::VertexFace) > 0);
+    REQUIRE(countKind(split, ProximityKind::EdgeEdge) > 0);
+    REQUIRE(countKind(split, ProximityKind::TrianglesIntersect) > 0);
+    for (const ProximityContact& c : split) REQUIRE(c.distance <= 0);
+}
+
+TEST_CASE("Contact query over frames: kept fronts equal a fresh walk and the oracle", "[narrow][proximity]") {
+    TriangleMeshSet fronts(2), walk(2);
+    fronts.setTraversal(NarrowTraversal::Fronts);
+    PlyMesh cloth = foldedCloth(16, 0.02, 0.06, 0.0);
+    const double torusMove[12] = {1, 0, 0, -0.5, 0, 1, 0, 0.05, 0, 0, 1, 0};
+    const PlyMesh torus = torusMesh(16, 8, 0.3, 0.08);
+    for (TriangleMeshSet* set : {&fronts, &walk}) {
+        addTo(*set, cloth);
+        addTo(*set, torus);
+        set->setTransform(1, torusMove);
+    }
+    const double edge = meanEdge(cloth);
+    const MeshPairQuery queries[] = {{0, 0}, {0, 1}};
+    std::vector<ProximityContact> a, b;
+    for (int frame = 0; frame < 10; ++frame) {
+        cloth = foldedCloth(16, 0.02, 0.06, 0.15 * frame);
+        // The distance changes once, at frame 5: the fronts are generated anew.
+        const double d = (frame < 5 ? 0.05 : 0.1) * edge;
+        for (TriangleMeshSet* set : {&fronts, &walk}) {
+            if (frame > 0) set->setPositions(0, cloth.positions.data());
+            set->findProximity(queries, 2, ProximityOptions{d, false}, set == &fronts ? a : b);
+        }
+        INFO("frame " << frame);
+        REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || frame == 5 ? 2u : 0u));
+        REQUIRE(sameContacts(a, b));
+        for (const MeshPairQuery& q : queries)
+            REQUIRE(sameFront(fronts.proximityFront(q.meshA, q.meshB), walk.walkedProximityFront(q.meshA, q.meshB)));
+        std::vector<ProximityContact> expected = oracleProximity(oracleOf(cloth, 0), nullptr, d, false, true);
+        const std::vector<ProximityContact> pair = oracleProximity(
+            oracleOf(cloth, 0), std::vector<ProximityOracleMesh>{oracleOf(torus, 1, torusMove)}.data(), d, false, true);
+        expected.insert(expected.end(), pair.begin(), pair.end());
+        REQUIRE(sameContacts(a, expected));
+    }
+    // The intersection query keeps its own fronts beside the contact query's, and finds the
+    // same intersecting pairs of the cloth.
+    std::vector<TriangleContact> intersections;
+    fronts.findSelfContacts(0, intersections);
+    std::size_t selfIntersections = 0;
+    for (const ProximityContact& c : a) {
+        selfIntersections += c.meshB == 0 && c.kind == static_cast<std::uint32_t>(ProximityKind::TrianglesIntersect);
+    }
+    REQUIRE(intersections.size() == selfIntersections);
+    REQUIRE(selfIntersections > 0);
+}
+
+TEST_CASE("A batch of contact queries equals the oracle of each, in mesh-pair order", "[narrow][proximity]") {
+    // Mesh 1 has a transform and takes part in a self query (own frame) and a pair query (world
+    // frame) of the same batch; mesh 2 has no triangle.
+    const PlyMesh cloth = foldedCloth(12, 0.02, 0.06, 0.2);
+    const PlyMesh torus = torusMesh(16, 8, 0.3, 0.08);
+    const PlyMesh empty;
+    const std::vector<double> move = rotationAbout111(0.4, -0.5, 0.05, 0.1);
+    for (NarrowTraversal traversal : {NarrowTraversal::LeafWalk, NarrowTraversal::Fronts}) {
+        TriangleMeshSet set(2);
+        set.setTraversal(traversal);
+        addTo(set, cloth);
+        addTo(set, torus);
+        set.addMesh(nullptr, 0, nullptr, 0);
+        set.setTransform(1, move.data());
+        const MeshPairQuery queries[] = {{1, 1}, {2, 2}, {0, 1}, {0, 0}, {0, 2}};
+        const double d = 0.2 * meanEdge(cloth);
+        std::vector<ProximityContact> contacts;
+        for (int frame = 0; frame < 2; ++frame) {
+            set.findProximity(queries, 5, ProximityOptions{d, false}, contacts);
+            const ProximityOracleMesh c = oracleOf(cloth, 0), t = oracleOf(torus, 1, move.data());
+            std::vector<ProximityContact> expected = oracleProximity(c, nullptr, d, false, true);
+            for (const auto& part : {oracleProximity(c, &t, d, false, true),
+                                     oracleProximity(oracleOf(torus, 1), nullptr, d, false, true)}) {
+                expected.insert(expected.end(), part.begin(), part.end());
+            }
+            INFO("traversal " << static_cast<int>(traversal) << ", frame " << frame);
+            REQUIRE(countKind(expected, ProximityKind::FaceVertex) > 0);
+            REQUIRE(sameContacts(contacts, expected));
+        }
+    }
+    TriangleMeshSet set(1);
+    addTo(set, empty);
+    std::vector<ProximityContact> contacts(3);
+    set.findSelfProximity(0, ProximityOptions{1, true}, contacts);
+    REQUIRE(contacts.empty());
+    std::vector<PointContact> points(3);
+    const float p[3] = {0, 0, 0};
+    set.findPointContacts(p, 1, 0, 1, points);
+    REQUIRE(points.empty());
+    REQUIRE_THROWS_AS(set.findSelfProximity(0, ProximityOptions{-1, false}, contacts), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.findSelfProximity(0, ProximityOptions{INFINITY, false}, contacts), std::invalid_argument);
+}
+
+TEST_CASE("Contact-query fronts follow trees restructured by the intersection query", "[narrow][proximity]") {
+    // Only the corner [-1, 0]^3 drifts, so the intersection query's fronts restructure subtrees.
+    const std::uint32_t count = 3000;
+    TriangleMeshSet fronts(2), walk(2);
+    fronts.setTraversal(NarrowTraversal::Fronts);
+    PlyMesh soup = driftingSoup(count, 0.05, 5, 0.03, 0, 0.0);
+    for (TriangleMeshSet* set : {&fronts, &walk}) addTo(*set, soup);
+    const double d = 0.1 * meanEdge(soup);
+    std::uint32_t restructured = 0;
+    std::vector<ProximityContact> a, b;
+    std::vector<TriangleContact> intersections;
+    for (int frame = 0; frame < 30; ++frame) {
+        soup = driftingSoup(count, 0.05, 5, 0.03, frame, 0.0);
+        for (TriangleMeshSet* set : {&fronts, &walk}) set->setPositions(0, soup.positions.data());
+        // Either query may be the one that restructures: they alternate in going first.
+        if (frame % 2 == 0) fronts.findSelfContacts(0, intersections);
+        restructured += fronts.stats().subtreesRestructured;
+        fronts.findSelfProximity(0, ProximityOptions{d, false}, a);
+        restructured += fronts.stats().subtreesRestructured;
+        if (frame % 2 == 1) fronts.findSelfContacts(0, intersections);
+        walk.findSelfProximity(0, ProximityOptions{d, false}, b);
+        INFO("frame " << frame);
+        REQUIRE(fronts.validate().empty());
+        REQUIRE(sameContacts(a, b));
+        REQUIRE(sameFront(fronts.proximityFront(0, 0), fronts.walkedProximityFront(0, 0)));
+        if (frame % 10 == 0) REQUIRE(sameContacts(a, oracleProximity(oracleOf(soup, 0), nullptr, d, false, false)));
+    }
+    REQUIRE(restructured > 0);
+}
+
+TEST_CASE("Contact query of a real cloth frame equals the swept oracle", "[narrow][proximity][data]") {
+    const std::string path = dataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
+    if (!std::ifstream(path).good()) {
+        WARN("skipped: no real data at " << path << " (set BULLETGPU_DATA_DIR)");
+        SUCCEED();
+        return;
+    }
+    const PlyMesh frame = readPlyMesh(path);
+    const double d = 0.01 * meanEdge(frame);
+    const std::vector<ProximityContact> expected = oracleProximity(oracleOf(frame, 0), nullptr, d, false, false);
+    TriangleMeshSet set(2);
+    addTo(set, frame);
+    std::vector<ProximityContact> contacts;
+    set.findSelfProximity(0, ProximityOptions{d, false}, contacts);
+    REQUIRE(!contacts.empty());
+    REQUIRE(sameContacts(contacts, expected));
+    set.findSelfProximity(0, ProximityOptions{d, true}, contacts);
+    REQUIRE(sameContacts(contacts, oracleProximity(oracleOf(frame, 0), nullptr, d, true, false)));
+}
+
+TEST_CASE("Points against a transformed mesh equal brute force", "[narrow][proximity]") {
+    const PlyMesh ball = sphereMesh(16, 10, std::vector<double>{0, 0, 0}.data(), 0.5);
+    const std::vector<double> move = rotationAbout111(0.7, 1e3, 2, -3);
+    std::vector<float> points;
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> around(-0.6, 0.6);
+    for (int i = 0; i < 2000; ++i) {
+        points.push_back(static_cast<float>(1e3 + around(rng)));
+        points.push_back(static_cast<float>(2 + around(rng)));
+        points.push_back(static_cast<float>(-3 + around(rng)));
+    }
+    TriangleMeshSet set(2);
+    addTo(set, ball);
+    set.setTransform(0, move.data());
+    std::vector<PointContact> contacts;
+    for (double d : {0.0, 0.02, 0.1}) {
+        set.findPointContacts(points.data(), 2000, 0, d, contacts);
+        const std::vector<PointContact> expected =
+            oraclePointContacts(points.data(), 2000, oracleOf(ball, 0, move.data()), d);
+        INFO("distance " << d);
+        REQUIRE(contacts.size() == expected.size());
+        REQUIRE((contacts.empty() ||
+                 std::memcmp(contacts.data(), expected.data(), contacts.size() * sizeof(PointContact)) == 0));
+        if (d > 0) REQUIRE(!contacts.empty());
+    }
+    // Points on both sides of the ball's faces: the signs follow the winding.
+    bool negative = false, positive = false;
+    for (const PointContact& c : contacts) (c.distance < 0 ? negative : positive) = true;
+    REQUIRE(negative);
+    REQUIRE(positive);
+}
+
+TEST_CASE("Reduction keeps the deepest and spreads the rest", "[narrow][proximity]") {
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> coordinate(-1, 1);
+    std::uniform_int_distribution<int> size(1, 9);
+    for (int trial = 0; trial < 200; ++trial) {
+        const int count = size(rng);
+        std::vector<ProximityContact> contacts(static_cast<std::size_t>(count));
+        for (int i = 0; i < count; ++i) {
+            ProximityContact& c = contacts[i];
+            std::memset(&c, 0, sizeof c);
+            c.featureA = static_cast<std::uint32_t>(i);
+            for (float& x : c.pointB) x = static_cast<float>(coordinate(rng));
+            c.distance = static_cast<float>(coordinate(rng));
+        }
+        for (std::uint32_t n = 1; n <= 4; ++n) {
+            std::uint32_t chosen[4];
+            const std::uint32_t kept = reduceContacts(contacts.data(), static_cast<std::uint32_t>(count), n, chosen);
+            REQUIRE(kept == std::min<std::uint32_t>(n, static_cast<std::uint32_t>(count)));
+            // The deepest first, then each step's best by brute force over the rest.
+            for (const ProximityContact& c : contacts) REQUIRE(contacts[chosen[0]].distance <= c.distance);
+            for (std::uint32_t k = 1; k < kept; ++k) {
+                const auto score = [&](std::uint32_t i) {
+                    const Vec3d p = contactPointB(contacts[i]);
+                    const Vec3d p0 = contactPointB(contacts[chosen[0]]);
+                    if (k == 1) return distanceSquared(p, p0);
+                    const Vec3d p1 = contactPointB(contacts[chosen[1]]);
+                    if (k == 2) return triangleArea2(p0, p1, p);
+                    return quadArea2(p0, p1, contactPointB(contacts[chosen[2]]), p);
+                };
+                for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(count); ++i) {
+                    bool earlier = false;
+                    for (std::uint32_t m = 0; m < k; ++m) earlier |= chosen[m] == i;
+                    if (!earlier) REQUIRE(score(chosen[k]) >= score(i));
+                }
+            }
+        }
+    }
+    SECTION("per mesh pair, deterministic on any thread count") {
+        const PlyMesh cloth = foldedCloth(16, 0.02, 0.06, 0.4);
+        const PlyMesh torus = torusMesh(16, 8, 0.3, 0.08);
+        TriangleMeshSet set(2);
+        addTo(set, cloth);
+        addTo(set, torus);
+        const double move[12] = {1, 0, 0, -0.5, 0, 1, 0, 0.05, 0, 0, 1, 0};
+        set.setTransform(1, move);
+        const MeshPairQuery queries[] = {{0, 0}, {0, 1}};
+        std::vector<ProximityContact> contacts, one, two;
+        set.findProximity(queries, 2, ProximityOptions{0.01, false}, contacts);
+        reduceContactsPerPair(contacts, 4, one, 1);
+        reduceContactsPerPair(contacts, 4, two, 2);
+        REQUIRE(one.size() == 8);
+        REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(ProximityContact)) == 0);
+        for (std::size_t i = 0; i < one.size(); ++i) REQUIRE(one[i].meshB == (i < 4 ? 0u : 1u));
+    }
+}

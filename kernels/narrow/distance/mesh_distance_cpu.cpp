@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Zlib
+// MeshDistance on OpenMP threads: a greedy descent seeds the bound, the top of the test tree is
+// cut into tasks ordered by their lower bounds, and each thread walks its tasks depth first,
+// sharing the bound through an atomic double.
+#include "kernels/narrow/distance/mesh_distance.h"
+
+#include "kernels/narrow/distance/distance_ops.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <omp.h>
+
+namespace bulletgpu {
+namespace {
+
+/// Tasks per thread the top of the test tree is cut into.
+constexpr std::size_t cTasksPerThread = 32;
+
+/// A pair of nodes to visit, with the lower bound that put it on a list.
+struct NodePair {
+    std::uint32_t a; ///< Node of A's tree.
+    std::uint32_t b; ///< Node of B's tree.
+    double bound;    ///< Lower bound of the distance below both, less the allowance.
+};
+
+/// The best leaf pair one thread found.
+struct Candidate {
+    double distance = INFINITY;      ///< Its distance.
+    std::uint32_t a = cNoNode;       ///< Triangle of A.
+    std::uint32_t b = cNoNode;       ///< Triangle of B.
+    TriangleDistance closest{};      ///< Its closest points.
+    std::uint64_t volumeTests = 0;   ///< Lower bounds this thread computed.
+    std::uint64_t triangleTests = 0; ///< Leaf pairs this thread measured.
+};
+
+/// The state a query's threads share, and the steps of its walk.
+class Walk {
+public:
+    Walk(const DistanceMeshView& a, const DistanceMeshView& b, double slack) : m_a(a), m_b(b), m_slack(slack) {
+        relativeTransform(a.transform, b.transform, m_relative);
+    }
+
+    /// The bound below which pairs still matter.
+    double best() const { return m_best.load(std::memory_order_relaxed); }
+    /// True once a meeting pair was found.
+    bool stopped() const { return m_stop.load(std::memory_order_relaxed); }
+
+    /// The two child pairs of a pair that is not two leaves: the larger node (or the one that
+    /// is not a leaf) is split.
+    void children(const NodePair& pair, NodePair* out, Candidate& c) const {
+        const RssNode& na = m_a.nodes[pair.a];
+        const RssNode& nb = m_b.nodes[pair.b];
+        const bool leafA = (na.child & cLeafFlag) != 0, leafB = (nb.child & cLeafFlag) != 0;
+        if (!leafA && (leafB || na.span >= nb.span)) {
+            const PlacedRss placedB = placeRss(nb.rss, m_relative);
+            out[0] = NodePair{pair.a + 1, pair.b, bound(m_a.nodes[pair.a + 1].rss, placedB)};
+            out[1] = NodePair{na.child, pair.b, bound(m_a.nodes[na.child].rss, placedB)};
+        } else {
+            const PlacedRss placedA = placeRss(na.rss, nullptr);
+            out[0] = NodePair{pair.a, pair.b + 1, bound(placedA, m_b.nodes[pair.b + 1].rss)};
+            out[1] = NodePair{pair.a, nb.child, bound(placedA, m_b.nodes[nb.child].rss)};
+        }
+        c.volumeTests += 2;
+    }
+
+    /// True when both nodes of the pair are leaves.
+    bool leaves(const NodePair& pair) const {
+        return (m_a.nodes[pair.a].child & m_b.nodes[pair.b].child & cLeafFlag) != 0;
+    }
+
+    /// Measures a leaf pair, keeps it in `c` when it precedes c's, lowers the shared bound, and
+    /// stops every thread when the triangles meet.
+    void measure(const NodePair& pair, Candidate& c) {
+        const std::uint32_t ta = m_a.nodes[pair.a].child & ~cLeafFlag, tb = m_b.nodes[pair.b].child & ~cLeafFlag;
+        const TriangleDistance d = leafPairDistance(m_a, ta, m_b, tb);
+        ++c.triangleTests;
+        if (!pairPrecedes(d.distance, ta, tb, c.distance, c.a, c.b)) return;
+        c.distance = d.distance;
+        c.a = ta;
+        c.b = tb;
+        c.closest = d;
+        double seen = m_best.load(std::memory_order_relaxed);
+        while (d.distance < seen && !m_best.compare_exchange_weak(seen, d.distance, std::memory_order_relaxed)) {
+        }
+        if (d.intersecting) m_stop.store(true, std::memory_order_relaxed);
+    }
+
+    /// Walks the test tree below `root` depth first, the closer child pair first, on `stack`.
+    void walk(const NodePair& root, std::vector<NodePair>& stack, Candidate& c) {
+        stack.clear();
+        stack.push_back(root);
+        while (!stack.empty() && !stopped()) {
+            const NodePair pair = stack.back();
+            stack.pop_back();
+            if (pair.bound > best()) continue;
+            if (leaves(pair)) {
+                measure(pair, c);
+                continue;
+            }
+            NodePair child[2];
+            children(pair, child, c);
+            const int nearer = child[1].bound < child[0].bound ? 1 : 0;
+            const double limit = best();
+            if (child[1 - nearer].bound <= limit) stack.push_back(child[1 - nearer]);
+            if (child[nearer].bound <= limit) stack.push_back(child[nearer]);
+        }
+    }
+
+    /// Descends from the root pair to a leaf pair, always into the child pair of smaller bound,
+    /// and measures it: the first bound of the search.
+    void seed(Candidate& c) {
+        NodePair pair{0, 0, -INFINITY};
+        while (!leaves(pair)) {
+            NodePair child[2];
+            children(pair, child, c);
+            pair = child[1].bound < child[0].bound ? child[1] : child[0];
+        }
+        measure(pair, c);
+    }
+
+private:
+    /// The lower bound of node pairs with one side already placed.
+    double bound(const NarrowRss& a, const PlacedRss& placedB) const {
+        return rssLowerBound(placeRss(a, nullptr), placedB) - m_slack;
+    }
+    /// The lower bound of node pairs with A's side already placed.
+    double bound(const PlacedRss& placedA, const NarrowRss& b) const {
+        return rssLowerBound(placedA, placeRss(b, m_relative)) - m_slack;
+    }
+
+    DistanceMeshView m_a, m_b;
+    double m_slack;
+    double m_relative[12];
+    std::atomic<double> m_best{INFINITY};
+    std::atomic<bool> m_stop{false};
+};
+
+/// Cuts the top of the test tree into at least `wanted` pairs (fewer when the trees are
+/// small), splitting the pairs breadth first and dropping those past the bound, then orders
+/// them by bound (ties by nodes, so the order is fixed).
+std::vector<NodePair> cutTasks(Walk& walk, std::size_t wanted, Candidate& c) {
+    std::vector<NodePair> tasks{{0, 0, -INFINITY}}, next;
+    bool split = true;
+    while (tasks.size() < wanted && split && !walk.stopped()) {
+        split = false;
+        next.clear();
+        for (const NodePair& pair : tasks) {
+            if (pair.bound > walk.best()) continue;
+            if (walk.leaves(pair)) {
+                next.push_back(pair);
+                continue;
+            }
+            NodePair child[2];
+            walk.children(pair, child, c);
+            for (const NodePair& ch : child) {
+                if (ch.bound <= walk.best()) next.push_back(ch);
+            }
+            split = true;
+        }
+        tasks.swap(next);
+    }
+    std::sort(tasks.begin(), tasks.end(), [](const NodePair& x, const NodePair& y) {
+        if (x.bound != y.bound) return x.bound < y.bound;
+        return x.a != y.a ? x.a < y.a : x.b < y.b;
+    });
+    return tasks;
+}
+
+/// Keeps in `best` whichever of the two candidates precedes (a meeting pair first).
+void keepPreceding(Candidate& best, const Candidate& c) {
+    const bool meets = c.closest.intersecting && c.a != cNoNode, bestMeets = best.closest.intersecting;
+    if ((meets && !bestMeets) ||
+        (meets == bestMeets && pairPrecedes(c.distance, c.a, c.b, best.distance, best.a, best.b))) {
+        const std::uint64_t volumeTests = best.volumeTests, triangleTests = best.triangleTests;
+        best = c;
+        best.volumeTests = volumeTests;
+        best.triangleTests = triangleTests;
+    }
+    best.volumeTests += c.volumeTests;
+    best.triangleTests += c.triangleTests;
+}
+
+} // namespace
+
+std::uint32_t MeshDistance::addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
+                                    std::uint32_t triangleCount, int threads) {
+    Mesh mesh;
+    mesh.positions.assign(positions, positions + 3 * static_cast<std::size_t>(vertexCount));
+    mesh.indices.assign(indices, indices + 3 * static_cast<std::size_t>(triangleCount));
+    mesh.magnitude = 0;
+    for (const float x : mesh.positions) mesh.magnitude = std::max(mesh.magnitude, std::fabs(static_cast<double>(x)));
+    mesh.tree.build(mesh.positions.data(), mesh.indices.data(), triangleCount, threads);
+    m_meshes.push_back(std::move(mesh));
+    return static_cast<std::uint32_t>(m_meshes.size() - 1);
+}
+
+DistanceResult MeshDistance::distance(std::uint32_t meshA, const double* transformA, std::uint32_t meshB,
+                                      const double* transformB, const DistanceOptions& options) const {
+    DistanceResult result;
+    const Mesh& ma = m_meshes[meshA];
+    const Mesh& mb = m_meshes[meshB];
+    if (ma.tree.nodes().empty() || mb.tree.nodes().empty()) return result;
+    const double* ta = transformA != nullptr ? transformA : cIdentityTransform;
+    const double* tb = transformB != nullptr ? transformB : cIdentityTransform;
+    const DistanceMeshView viewA{ma.positions.data(), ma.indices.data(), ma.tree.nodes().data(), ta};
+    const DistanceMeshView viewB{mb.positions.data(), mb.indices.data(), mb.tree.nodes().data(), tb};
+    Walk walk(viewA, viewB, querySlack(ma.magnitude, ta, mb.magnitude, tb));
+
+    const int threads = std::max(1, options.threads);
+    Candidate best;
+    walk.seed(best);
+    const std::vector<NodePair> tasks = cutTasks(walk, cTasksPerThread * static_cast<std::size_t>(threads), best);
+    std::vector<Candidate> found(static_cast<std::size_t>(threads));
+    std::atomic<std::size_t> nextTask{0};
+#pragma omp parallel num_threads(threads)
+    {
+        Candidate& mine = found[static_cast<std::size_t>(omp_get_thread_num())];
+        std::vector<NodePair> stack;
+        for (std::size_t i = nextTask++; i < tasks.size(); i = nextTask++) walk.walk(tasks[i], stack, mine);
+    }
+    for (const Candidate& c : found) keepPreceding(best, c);
+
+    result.distance = best.distance;
+    result.triangleA = best.a;
+    result.triangleB = best.b;
+    result.intersecting = best.closest.intersecting;
+    for (int k = 0; k < 3; ++k) {
+        result.pointA[k] = best.closest.a[k];
+        result.pointB[k] = best.closest.b[k];
+    }
+    result.volumeTests = best.volumeTests;
+    result.triangleTests = best.triangleTests;
+    return result;
+}
+
+} // namespace bulletgpu

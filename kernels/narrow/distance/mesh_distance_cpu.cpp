@@ -17,6 +17,10 @@ namespace {
 /// Tasks per thread the top of the test tree is cut into.
 constexpr std::size_t cTasksPerThread = 32;
 
+/// Lower bounds the calling thread computes alone (about half a millisecond) before the
+/// remaining tasks go to all threads.
+constexpr std::uint64_t cSerialVolumeTests = 8192;
+
 /// A pair of nodes to visit, with the lower bound that put it on a list.
 struct NodePair {
     std::uint32_t a; ///< Node of A's tree.
@@ -211,13 +215,22 @@ DistanceResult MeshDistance::distance(std::uint32_t meshA, const double* transfo
     Candidate best;
     walk.seed(best);
     const std::vector<NodePair> tasks = cutTasks(walk, cTasksPerThread * static_cast<std::size_t>(threads), best);
-    std::vector<Candidate> found(static_cast<std::size_t>(threads));
-    std::atomic<std::size_t> nextTask{0};
+    // The first tasks on this thread alone: most queries end within them, sooner than other
+    // threads would start (on a loaded machine, a sleeping thread can take milliseconds).
+    std::vector<NodePair> stack;
+    std::size_t first = 0;
+    for (; first < tasks.size() && (threads == 1 || best.volumeTests < cSerialVolumeTests); ++first) {
+        walk.walk(tasks[first], stack, best);
+    }
+    std::vector<Candidate> found(first < tasks.size() ? static_cast<std::size_t>(threads) : 0);
+    std::atomic<std::size_t> nextTask{first};
+    if (!found.empty()) {
 #pragma omp parallel num_threads(threads)
-    {
-        Candidate& mine = found[static_cast<std::size_t>(omp_get_thread_num())];
-        std::vector<NodePair> stack;
-        for (std::size_t i = nextTask++; i < tasks.size(); i = nextTask++) walk.walk(tasks[i], stack, mine);
+        {
+            Candidate& mine = found[static_cast<std::size_t>(omp_get_thread_num())];
+            std::vector<NodePair> own;
+            for (std::size_t i = nextTask++; i < tasks.size(); i = nextTask++) walk.walk(tasks[i], own, mine);
+        }
     }
     for (const Candidate& c : found) keepPreceding(best, c);
 

@@ -12,14 +12,14 @@
 
 namespace bulletgpu {
 
-/// One node of an RssTree in depth-first order (56 bytes): an internal node's left child is
+/// One node of an RssTree in depth-first order (72 bytes): an internal node's left child is
 /// the next node, its right child is `child`.
 struct RssNode {
     NarrowRss rss;       ///< Contains every triangle below (in the mesh's own frame).
     std::uint32_t child; ///< Right child, or cLeafFlag | triangle for a leaf.
     float span;          ///< rssSpan(rss): the traversal splits the larger node of a pair.
 };
-static_assert(sizeof(RssNode) == 56, "an RSS, a child and a size");
+static_assert(sizeof(RssNode) == 72, "an RSS, a child and a size");
 
 /// A binary tree of RSS over a mesh's triangles, built top down on OpenMP threads: each node's
 /// rectangle lies along the principal axes of the corners below it (their covariance, ordered

@@ -51,21 +51,7 @@ void principalAxes(const std::vector<Triangle3d>& corners, const std::uint32_t* 
 /// The RSS along `axis` around the corners of `order[begin, end)`'s triangles.
 NarrowRss cornersRss(const std::vector<Triangle3d>& corners, const std::uint32_t* order, std::uint32_t count,
                      const double axis[3][3]) {
-    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
-    for (std::uint32_t i = 0; i < count; ++i) {
-        for (const Vec3d& p : corners[order[i]].p) spanAdd(axis, p.v, lo, hi);
-    }
-    NarrowRss rss = rssRectangle(axis, lo, hi);
-    const PlacedRss placed = placeRss(rss, nullptr);
-    double reach = 0, scale = rssMagnitude(rss);
-    for (std::uint32_t i = 0; i < count; ++i) {
-        for (const Vec3d& p : corners[order[i]].p) {
-            reach = std::max(reach, rectangleDistance(placed, p.v));
-            for (int k = 0; k < 3; ++k) scale = std::max(scale, std::fabs(p[k]));
-        }
-    }
-    rss.radius = rssRadiusFor(reach, scale);
-    return rss;
+    return rssAround(axis, 3 * count, [&](std::uint32_t i) -> const Vec3d& { return corners[order[i / 3]].p[i % 3]; });
 }
 
 } // namespace

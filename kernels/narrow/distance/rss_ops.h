@@ -24,10 +24,10 @@
 /// parallelogram, which every function here handles as such (projections onto the axes only
 /// ever choose points of it).
 ///
-/// The distance lower bound between two RSS is the gap between the parallelograms along a
-/// direction found by alternating projections (the support gap along any direction
-/// bounds the distance between convex sets from below, and equals it along the direction of
-/// the closest points), minus both radii. Its rounding is covered by the query's allowance
+/// The distance lower bound between two RSS is the largest gap between the parallelograms along
+/// three directions: one found by alternating projections and the two normals (the support gap
+/// along any direction bounds the distance between convex sets from below, and equals it along
+/// the direction of the closest points), minus both radii. Its rounding is covered by the query's allowance
 /// (rssQuerySlack), subtracted before any pruning.
 
 namespace bulletgpu {
@@ -99,20 +99,31 @@ BULLETGPU_HD double rectangleSupport(const PlacedRss& r, const double* n) {
 }
 
 /// A lower bound of the distance between two RSS in one frame, before the query's allowance
-/// (negative or zero when they may meet): the parallelograms' gap along the direction between
-/// the points that cRssProjections alternating projections, started at b's centre, reach.
+/// (negative or zero when they may meet): the largest of the parallelograms' gaps along the
+/// direction between the points that cRssProjections alternating projections, started at b's
+/// centre, reach, and along either parallelogram's normal.
 BULLETGPU_HD double rssLowerBound(const PlacedRss& a, const PlacedRss& b) {
     double pa[3], pb[3] = {b.centre[0], b.centre[1], b.centre[2]};
     for (int i = 0; i < cRssProjections; ++i) {
         rectanglePointNear(a, pb, pa);
         rectanglePointNear(b, pa, pb);
     }
-    const double n[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-    const double length = sqrt(dot3(n, n));
-    if (!(length > 0)) return -(a.radius + b.radius);
     const double d[3] = {b.centre[0] - a.centre[0], b.centre[1] - a.centre[1], b.centre[2] - a.centre[2]};
-    const double gap = dot3(n, d) - rectangleSupport(a, n) - rectangleSupport(b, n);
-    return gap / length - (a.radius + b.radius);
+    double n[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    double length = sqrt(dot3(n, n));
+    double best = length > 0 ? (dot3(n, d) - rectangleSupport(a, n) - rectangleSupport(b, n)) / length : 0.0;
+    // Along each rectangle's normal (exact for nearly parallel rectangles over each other, where
+    // one projection can end on an edge and tilt the direction).
+    for (int side = 0; side < 2; ++side) {
+        const PlacedRss& r = side == 0 ? a : b;
+        const PlacedRss& other = side == 0 ? b : a;
+        cross3(r.axis[0], r.axis[1], n);
+        length = sqrt(dot3(n, n));
+        if (!(length > 0)) continue;
+        const double gap = (fabs(dot3(n, d)) - rectangleSupport(r, n) - rectangleSupport(other, n)) / length;
+        best = gap > best ? gap : best;
+    }
+    return best - (a.radius + b.radius);
 }
 
 /// The distance from p to the parallelogram of `r` as rectanglePointNear measures it (at least

@@ -89,15 +89,24 @@ void RssTree::buildNode(std::uint32_t node, std::uint32_t begin, std::uint32_t e
     principalAxes(m_corners, m_order.data() + begin, count, axis);
     m_nodes[node].rss = cornersRss(m_corners, m_order.data() + begin, count, axis);
     m_nodes[node].span = rssSpan(m_nodes[node].rss);
-    // The median split along the longest axis; ties in projection are broken by triangle index,
-    // so the tree does not depend on the sort's implementation.
-    const std::uint32_t middle = begin + count / 2;
+    // Split at the mean of the centroids along the longest axis (as FCL does), or at their
+    // median when the mean leaves one side empty; ties in projection are broken by triangle
+    // index, so the tree does not depend on the sort's implementation.
     const auto key = [&](std::uint32_t t) { return dot3(axis[0], m_centroids[t].v); };
-    std::nth_element(m_order.begin() + begin, m_order.begin() + middle, m_order.begin() + end,
-                     [&](std::uint32_t a, std::uint32_t b) {
-                         const double ka = key(a), kb = key(b);
-                         return ka < kb || (ka == kb && a < b);
-                     });
+    double mean = 0;
+    for (std::uint32_t i = begin; i < end; ++i) mean += key(m_order[i]);
+    mean /= count;
+    std::uint32_t middle = static_cast<std::uint32_t>(
+        std::partition(m_order.begin() + begin, m_order.begin() + end, [&](std::uint32_t t) { return key(t) < mean; }) -
+        m_order.begin());
+    if (middle == begin || middle == end) {
+        middle = begin + count / 2;
+        std::nth_element(m_order.begin() + begin, m_order.begin() + middle, m_order.begin() + end,
+                         [&](std::uint32_t a, std::uint32_t b) {
+                             const double ka = key(a), kb = key(b);
+                             return ka < kb || (ka == kb && a < b);
+                         });
+    }
     const std::uint32_t right = node + 2 * (middle - begin);
     m_nodes[node].child = right;
     if (count > cTaskTriangles) {

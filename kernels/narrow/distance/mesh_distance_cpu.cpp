@@ -127,12 +127,14 @@ public:
 private:
     /// The lower bound of node pairs with one side already placed.
     double bound(const NarrowRss& a, const PlacedRss& placedB) const {
-        return rssLowerBound(placeRss(a, nullptr), placedB) - m_slack;
+        return rssLowerBound(placeRss(a, nullptr), placedB, cutoff()) - m_slack;
     }
     /// The lower bound of node pairs with A's side already placed.
     double bound(const PlacedRss& placedA, const NarrowRss& b) const {
-        return rssLowerBound(placedA, placeRss(b, m_relative)) - m_slack;
+        return rssLowerBound(placedA, placeRss(b, m_relative), cutoff()) - m_slack;
     }
+    /// The raw bound past which a pair is pruned: the running best plus the allowance.
+    double cutoff() const { return best() + m_slack; }
 
     DistanceMeshView m_a, m_b;
     double m_slack;

@@ -98,32 +98,47 @@ BULLETGPU_HD double rectangleSupport(const PlacedRss& r, const double* n) {
     return fabs(dot3(r.axis[0], n)) * r.half[0] + fabs(dot3(r.axis[1], n)) * r.half[1];
 }
 
-/// A lower bound of the distance between two RSS in one frame, before the query's allowance
-/// (negative or zero when they may meet): the largest of the parallelograms' gaps along the
-/// direction between the points that cRssProjections alternating projections, started at b's
-/// centre, reach, and along either parallelogram's normal.
-BULLETGPU_HD double rssLowerBound(const PlacedRss& a, const PlacedRss& b) {
+/// 1 - 2^-20, below 1 / (1 + 2^-20): the cross product of two placed axes (each a float-rounded
+/// unit vector, moved by a rotation) is at most 1 + 2^-21 long, so a gap along it times this
+/// factor is at most the gap along the unit normal.
+constexpr double cNormalShrink = 0.99999904632568359375;
+
+/// The parallelograms' gap along the normal of `r` (not normalised: a positive gap is shrunk by
+/// cNormalShrink; a negative one bounds a distance from below whatever its scale, and is kept
+/// for the traversal's order); `d` is the other's centre less r's.
+BULLETGPU_HD double normalGap(const PlacedRss& r, const PlacedRss& other, const double* d) {
+    double n[3];
+    cross3(r.axis[0], r.axis[1], n);
+    const double gap = fabs(dot3(n, d)) - rectangleSupport(r, n) - rectangleSupport(other, n);
+    return gap > 0 ? gap * cNormalShrink : gap;
+}
+
+/// A lower bound of the distance between two RSS in one frame, before the query's allowance:
+/// the largest of the parallelograms' gaps along a's normal, b's normal, and the direction
+/// between the points that cRssProjections alternating projections, started at b's centre,
+/// reach; less both radii.
+/// The normals are cheap and exact for nearly parallel rectangles over each other; as soon as
+/// the bound exceeds `cutoff` it is returned (the caller prunes it whatever its value).
+BULLETGPU_HD double rssLowerBound(const PlacedRss& a, const PlacedRss& b, double cutoff = INFINITY) {
+    const double radii = a.radius + b.radius;
+    const double d[3] = {b.centre[0] - a.centre[0], b.centre[1] - a.centre[1], b.centre[2] - a.centre[2]};
+    double best = normalGap(a, b, d);
+    if (best - radii > cutoff) return best - radii;
+    const double gapB = normalGap(b, a, d);
+    best = gapB > best ? gapB : best;
+    if (best - radii > cutoff) return best - radii;
     double pa[3], pb[3] = {b.centre[0], b.centre[1], b.centre[2]};
     for (int i = 0; i < cRssProjections; ++i) {
         rectanglePointNear(a, pb, pa);
         rectanglePointNear(b, pa, pb);
     }
-    const double d[3] = {b.centre[0] - a.centre[0], b.centre[1] - a.centre[1], b.centre[2] - a.centre[2]};
-    double n[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
-    double length = sqrt(dot3(n, n));
-    double best = length > 0 ? (dot3(n, d) - rectangleSupport(a, n) - rectangleSupport(b, n)) / length : 0.0;
-    // Along each rectangle's normal (exact for nearly parallel rectangles over each other, where
-    // one projection can end on an edge and tilt the direction).
-    for (int side = 0; side < 2; ++side) {
-        const PlacedRss& r = side == 0 ? a : b;
-        const PlacedRss& other = side == 0 ? b : a;
-        cross3(r.axis[0], r.axis[1], n);
-        length = sqrt(dot3(n, n));
-        if (!(length > 0)) continue;
-        const double gap = (fabs(dot3(n, d)) - rectangleSupport(r, n) - rectangleSupport(other, n)) / length;
+    const double n[3] = {pb[0] - pa[0], pb[1] - pa[1], pb[2] - pa[2]};
+    const double length = sqrt(dot3(n, n));
+    if (length > 0) {
+        const double gap = (dot3(n, d) - rectangleSupport(a, n) - rectangleSupport(b, n)) / length;
         best = gap > best ? gap : best;
     }
-    return best - (a.radius + b.radius);
+    return best - radii;
 }
 
 /// The distance from p to the parallelogram of `r` as rectanglePointNear measures it (at least

@@ -37,11 +37,13 @@ struct DistanceResult {
 /// larger node of a pair split, the child pair with the smaller lower bound visited first, and
 /// every pair pruned whose lower bound, less the query's rounding allowance, exceeds the
 /// smallest triangle distance found so far. The search starts from a greedy descent to a first
-/// leaf pair; the test tree's top pairs are then handed to `threads` threads in the order of
-/// their lower bounds, which share the running bound through an atomic double and keep their
-/// own best pair; the result is the smallest (distance, triangleA, triangleB) of them all, and
-/// since no pair that could equal it is ever pruned, it does not depend on the threads. An
-/// exactly meeting pair stops every thread.
+/// leaf pair; the test tree's top pairs are then walked in the order of their lower bounds, by
+/// the calling thread alone for the first 131,072 bounds (most queries end there), then by
+/// `threads` threads that share the running bound through an atomic double and keep their own
+/// best pair. The result is the smallest (distance, triangleA, triangleB) of them all; since
+/// no pair that could equal it is ever pruned (bounds fall short of every distance below them
+/// by the allowance, and pruning is strict), it does not depend on the threads. An exactly
+/// meeting pair stops every thread.
 class MeshDistance {
 public:
     /// Copies a mesh (`positions`: x, y, z floats per vertex in its own frame, `indices`: three

@@ -12,7 +12,9 @@
 /// along a parallel face ends at an edge). The distance is therefore the smallest of 6
 /// vertex-face and 9 edge-edge distances, where a vertex-face distance only counts when the
 /// vertex projects inside the face (else an edge-edge pair, one edge through the vertex, is at
-/// least as close). Degenerate triangles (collinear or repeated corners) have no face: their
+/// least as close), and an edge-edge distance is that of the lines' closest points when inside
+/// both edges, else that of an end point against the other edge (the 18 vertex-edge pairs,
+/// each computed once). Degenerate triangles (collinear or repeated corners) have no face: their
 /// edges cover them. Whether the triangles meet is decided by the exact trianglesIntersect,
 /// since two crossing triangles are at distance 0 though no feature pair says so. Every
 /// reported distance is the length of the difference of the two reported points, each on its
@@ -70,25 +72,22 @@ BULLETGPU_HD void keepCloser(ClosestPoints& best, const ClosestPoints& candidate
     if (candidate.squared < best.squared) best = candidate;
 }
 
-/// Closest points of segments [p0, p1] and [q0, q1], either possibly a single point: the
-/// closest of the four end points against the other segment and, when the lines are not
-/// parallel and their closest points fall inside both segments, those points. One of these is
-/// the closest pair, so parallel and nearly parallel segments need no special case (where the
-/// lines' parameters are ill-conditioned, the interior candidate is nearly as far as the ends).
-BULLETGPU_HD ClosestPoints segmentsClosest(const Vec3d& p0, const Vec3d& p1, const Vec3d& q0, const Vec3d& q1) {
-    ClosestPoints best = closestPair(p0, segmentPointClosestTo(q0, q1, p0));
-    keepCloser(best, closestPair(p1, segmentPointClosestTo(q0, q1, p1)));
-    keepCloser(best, closestPair(segmentPointClosestTo(p0, p1, q0), q0));
-    keepCloser(best, closestPair(segmentPointClosestTo(p0, p1, q1), q1));
-    const Vec3d d = sub3(p1, p0), e = sub3(q1, q0), r = sub3(p0, q0);
-    const double dd = dot3(d, d), ee = dot3(e, e), de = dot3(d, e);
+/// Closest points of segments [p0, p0 + d] and [q0, q0 + e] (dd = d . d, ee = e . e) when the
+/// lines are not parallel and their closest points fall strictly inside both segments; else
+/// `squared` is infinite. With the four end points against the other segment (vertex-edge
+/// pairs), this gives the segments' closest pair, parallel and nearly parallel ones included
+/// (where the lines' parameters are ill-conditioned, the ends are nearly as close).
+BULLETGPU_HD ClosestPoints edgesInteriorClosest(const Vec3d& p0, const Vec3d& d, double dd, const Vec3d& q0,
+                                                const Vec3d& e, double ee) {
+    ClosestPoints out{INFINITY, p0, q0};
+    const Vec3d r = sub3(p0, q0);
+    const double de = dot3(d, e);
     const double denominator = dd * ee - de * de;
-    if (denominator > 0) {
-        const double dr = dot3(d, r), er = dot3(e, r);
-        const double s = (de * er - dr * ee) / denominator, t = (dd * er - de * dr) / denominator;
-        if (s > 0 && s < 1 && t > 0 && t < 1) keepCloser(best, closestPair(along3(p0, s, d), along3(q0, t, e)));
-    }
-    return best;
+    if (!(denominator > 0)) return out;
+    const double dr = dot3(d, r), er = dot3(e, r);
+    const double s = (de * er - dr * ee) / denominator, t = (dd * er - de * dr) / denominator;
+    if (s > 0 && s < 1 && t > 0 && t < 1) out = closestPair(along3(p0, s, d), along3(q0, t, e));
+    return out;
 }
 
 /// Closest points of point `x` and the face of triangle `t` with unnormalised normal `n`
@@ -116,28 +115,37 @@ BULLETGPU_HD ClosestPoints pointFaceClosest(const Vec3d& x, const Triangle3d& t,
     return out;
 }
 
-/// Closest points of two triangles by their features only: the 9 edge-edge and 6 vertex-face
-/// pairs, in a fixed order (correct when the triangles do not meet).
+/// Closest points of two triangles by their features only, in a fixed order: the 18
+/// vertex-edge pairs, the interiors of the 9 edge-edge pairs and the 6 vertex-face pairs
+/// (correct when the triangles do not meet).
 BULLETGPU_HD ClosestPoints featureClosest(const Triangle3d& t1, const Triangle3d& t2) {
-    ClosestPoints best;
-    best.squared = INFINITY;
-    best.a = t1.p[0];
-    best.b = t2.p[0];
-    for (int i = 0; i < 3; ++i) {
-        for (int j = 0; j < 3; ++j) {
-            keepCloser(best, segmentsClosest(t1.p[i], t1.p[(i + 1) % 3], t2.p[j], t2.p[(j + 1) % 3]));
+    ClosestPoints best{INFINITY, t1.p[0], t2.p[0]};
+    for (int c = 0; c < 3; ++c) {
+        for (int e = 0; e < 3; ++e) {
+            const int f = (e + 1) % 3;
+            keepCloser(best, closestPair(t1.p[c], segmentPointClosestTo(t2.p[e], t2.p[f], t1.p[c])));
+            keepCloser(best, closestPair(segmentPointClosestTo(t1.p[e], t1.p[f], t2.p[c]), t2.p[c]));
         }
+    }
+    Vec3d d1[3], d2[3];
+    double dd1[3], dd2[3];
+    for (int e = 0; e < 3; ++e) {
+        d1[e] = sub3(t1.p[(e + 1) % 3], t1.p[e]);
+        d2[e] = sub3(t2.p[(e + 1) % 3], t2.p[e]);
+        dd1[e] = dot3(d1[e], d1[e]);
+        dd2[e] = dot3(d2[e], d2[e]);
+    }
+    for (int i = 0; i < 3; ++i) {
+        for (int j = 0; j < 3; ++j)
+            keepCloser(best, edgesInteriorClosest(t1.p[i], d1[i], dd1[i], t2.p[j], d2[j], dd2[j]));
     }
     const Vec3d n1 = triangleNormal(t1), n2 = triangleNormal(t2);
     const double nn1 = dot3(n1, n1), nn2 = dot3(n2, n2);
     for (int c = 0; c < 3; ++c) {
         if (nn2 > 0) keepCloser(best, pointFaceClosest(t1.p[c], t2, n2, nn2));
         if (nn1 > 0) {
-            ClosestPoints swapped = pointFaceClosest(t2.p[c], t1, n1, nn1);
-            const Vec3d onFirst = swapped.b;
-            swapped.b = swapped.a;
-            swapped.a = onFirst;
-            keepCloser(best, swapped);
+            const ClosestPoints swapped = pointFaceClosest(t2.p[c], t1, n1, nn1);
+            keepCloser(best, ClosestPoints{swapped.squared, swapped.b, swapped.a});
         }
     }
     return best;

@@ -26,6 +26,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -42,6 +43,14 @@ using Transform = std::array<double, 12>;
 /// Milliseconds since `start`.
 double msSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// CPU time of the calling thread, in milliseconds (what a single-threaded query costs whatever
+/// else the machine runs).
+double threadCpuMs() {
+    timespec t{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
 }
 
 /// The rotation of quaternion (w, x, y, z) (normalised here) and translation t, row-major 3x4.
@@ -175,7 +184,7 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
     for (const Orientation& orientation : orientations) {
         for (double gap : {1e-4, 1e-3, 1e-2, 1e-1, 1.0}) {
             const Transform tb = placeAtGap(engine, orientation.q, orientation.axis, gap * size, size);
-            std::vector<double> ours2, ours1, fclTimes;
+            std::vector<double> ours2, ours1, fclTimes, ours1Cpu, fclCpu;
             DistanceResult r2, r1;
             double fclDistance = NAN;
 #if defined(BULLETGPU_WITH_FCL)
@@ -188,28 +197,35 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
                 r2 = engine.distance(0, nullptr, 1, tb.data(), DistanceOptions{2});
                 ours2.push_back(msSince(start));
                 start = Clock::now();
+                double cpu = threadCpuMs();
                 r1 = engine.distance(0, nullptr, 1, tb.data(), DistanceOptions{1});
+                ours1Cpu.push_back(threadCpuMs() - cpu);
                 ours1.push_back(msSince(start));
 #if defined(BULLETGPU_WITH_FCL)
                 fcl::DistanceRequestd request(true);
                 fcl::DistanceResultd result;
                 start = Clock::now();
+                cpu = threadCpuMs();
                 fcl::distance(&a, &b, request, result);
+                fclCpu.push_back(threadCpuMs() - cpu);
                 fclTimes.push_back(msSince(start));
                 fclDistance = result.min_distance;
 #endif
             }
             const double fclMs = fclTimes.empty() ? NAN : bench::median(fclTimes);
+            const double fclCpuMs = fclCpu.empty() ? NAN : bench::median(fclCpu);
+            const double ours1CpuMs = bench::median(ours1Cpu);
 #if defined(BULLETGPU_WITH_FCL)
             const std::array<long long, 2> fclCounts = fclTests(*model, a.getTransform(), b.getTransform());
 #else
             const std::array<long long, 2> fclCounts{-1, -1};
 #endif
             const double ms2 = bench::median(ours2), ms1 = bench::median(ours1);
-            std::printf("%-13s %-8s %7.0e %12.6e %12.6e %9.2e %9.3f %9.3f %9.3f %7.2f %10llu %8llu %10lld %8lld\n",
+            std::printf("%-13s %-8s %7.0e %12.6e %12.6e %9.2e %9.3f %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %10llu %8llu "
+                        "%10lld %8lld\n",
                         bench.name.c_str(), orientation.name, gap, r2.distance, fclDistance,
-                        std::fabs(r2.distance - fclDistance), ms2, ms1, fclMs, fclMs / ms2,
-                        static_cast<unsigned long long>(r2.volumeTests),
+                        std::fabs(r2.distance - fclDistance), ms2, ms1, fclMs, fclMs / ms2, ours1CpuMs, fclCpuMs,
+                        fclCpuMs / ours1CpuMs, static_cast<unsigned long long>(r2.volumeTests),
                         static_cast<unsigned long long>(r2.triangleTests), fclCounts[0], fclCounts[1]);
             report["rows"].push_back({{"mesh", bench.name},
                                       {"triangles", triangles},
@@ -224,6 +240,9 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
                                       {"ms_ours_1t", ms1},
                                       {"ms_fcl", fclMs},
                                       {"fcl_over_ours_2t", fclMs / ms2},
+                                      {"cpu_ms_ours_1t", ours1CpuMs},
+                                      {"cpu_ms_fcl", fclCpuMs},
+                                      {"fcl_over_ours_cpu_1t", fclCpuMs / ours1CpuMs},
                                       {"rss_tests", r2.volumeTests},
                                       {"triangle_tests", r2.triangleTests},
                                       {"fcl_bv_tests", fclCounts[0]},
@@ -259,8 +278,9 @@ int main(int argc, char** argv) {
 #if !defined(BULLETGPU_WITH_FCL)
     std::printf("note: built without FCL (libfcl-dev not found): the FCL columns are nan\n");
 #endif
-    std::printf("%-13s %-8s %7s %12s %12s %9s %9s %9s %9s %7s %10s %8s %10s %8s\n", "mesh", "turn", "gap", "ours",
-                "fcl", "|diff|", "ours 2t", "ours 1t", "fcl", "fcl/2t", "rss tests", "tri tests", "fcl bv", "fcl tri");
+    std::printf("%-13s %-8s %7s %12s %12s %9s %9s %9s %9s %7s %9s %9s %7s %10s %8s %10s %8s\n", "mesh", "turn", "gap",
+                "ours", "fcl", "|diff|", "ours 2t", "ours 1t", "fcl", "fcl/2t", "cpu 1t", "cpu fcl", "fcl/1t",
+                "rss tests", "tri tests", "fcl bv", "fcl tri");
     std::vector<BenchMesh> meshes;
     meshes.push_back({"torus-100k", torusMesh(250, 200, 1.0, 0.35)});
     meshes.push_back({"sheet-100k", gridMesh(225, 225, false, false, [](double u, double v, double* p) {
@@ -283,7 +303,8 @@ int main(int argc, char** argv) {
     }
     std::ofstream(jsonPath) << report.dump(2) << "\n";
     std::printf("times in ms per query (medians of %d); gap: distance over the mesh's size; fcl/2t: FCL's time over "
-                "ours on 2 threads\nJSON written to %s\n",
+                "ours on 2 threads; cpu: the calling thread's CPU time, ours on 1 thread and FCL, and their ratio\n"
+                "JSON written to %s\n",
                 repeats, jsonPath.c_str());
     return 0;
 }

@@ -56,14 +56,15 @@ PlyMesh scaled(PlyMesh mesh, double s) {
 /// Triangles of a mesh.
 std::uint32_t triangles(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.indices.size() / 3); }
 
-/// Runs the query on 1 and 2 threads and checks it against `expected` (the oracle's answer):
+/// Runs the query on 1 thread, and on 2 threads from the first pending pairs on (no serial
+/// start), and checks it against `expected` (the oracle's answer):
 /// the same intersection verdict; when apart, the same distance, pair and points (the same
 /// function measured the same doubles), points that realise the distance; when meeting, a
 /// reported pair that meets.
 void checkAgainst(const OracleDistance& expected, const MeshDistance& engine, const PlyMesh& a, const Transform& ta,
                   const PlyMesh& b, const Transform& tb) {
     for (int threads : {1, 2}) {
-        const DistanceResult r = engine.distance(0, ta.data(), 1, tb.data(), DistanceOptions{threads});
+        const DistanceResult r = engine.distance(0, ta.data(), 1, tb.data(), DistanceOptions{threads, 0});
         INFO(threads << " threads: distance " << r.distance << " (oracle " << expected.distance << "), pair "
                      << r.triangleA << ", " << r.triangleB << " (oracle " << expected.triangleA << ", "
                      << expected.triangleB << "), " << r.volumeTests << " RSS tests, " << r.triangleTests

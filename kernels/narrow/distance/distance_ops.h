@@ -53,12 +53,13 @@ BULLETGPU_HD double querySlack(double magnitudeA, const double* transformA, doub
     return cRssQuerySlack * scale;
 }
 
-/// The distance between triangle `ta` of A and `tb` of B, both moved to the world frame.
+/// The distance between triangle `ta` of A and `tb` of B, both moved to the world frame
+/// (`mayMeet` false: their volumes proved them apart, triangleDistance skips the exact test).
 BULLETGPU_HD TriangleDistance leafPairDistance(const DistanceMeshView& a, std::uint32_t ta, const DistanceMeshView& b,
-                                               std::uint32_t tb) {
+                                               std::uint32_t tb, bool mayMeet) {
     const Triangle3d t1 = loadTriangle(a.positions, a.indices, ta, a.transform);
     const Triangle3d t2 = loadTriangle(b.positions, b.indices, tb, b.transform);
-    return triangleDistance(t1, t2);
+    return triangleDistance(t1, t2, mayMeet);
 }
 
 /// True when (d1, a1, b1) precedes (d2, a2, b2): the order that picks the reported pair.

@@ -13,6 +13,10 @@ namespace bulletgpu {
 /// Options of a distance query.
 struct DistanceOptions {
     int threads = 2; ///< OpenMP threads of the traversal.
+    /// RSS bounds the calling thread computes alone before the pending pairs go to all threads
+    /// (waking a sleeping thread and waiting for it can take milliseconds on a loaded machine,
+    /// where most queries take less).
+    std::uint64_t serialBounds = 131072;
 };
 
 /// The answer of a distance query. When the meshes do not meet: the smallest distance between
@@ -36,14 +40,14 @@ struct DistanceResult {
 /// transforms. Traversal (gProximity section 4.2): node pairs are walked depth first, the
 /// larger node of a pair split, the child pair with the smaller lower bound visited first, and
 /// every pair pruned whose lower bound, less the query's rounding allowance, exceeds the
-/// smallest triangle distance found so far. The search starts from a greedy descent to a first
-/// leaf pair; the test tree's top pairs are then walked in the order of their lower bounds, by
-/// the calling thread alone for the first 131,072 bounds (most queries end there), then by
-/// `threads` threads that share the running bound through an atomic double and keep their own
-/// best pair. The result is the smallest (distance, triangleA, triangleB) of them all; since
-/// no pair that could equal it is ever pruned (bounds fall short of every distance below them
-/// by the allowance, and pruning is strict), it does not depend on the threads. An exactly
-/// meeting pair stops every thread.
+/// smallest triangle distance found so far (its first path is the greedy descent to the
+/// closest-looking leaf pair). The calling thread walks alone for the first serialBounds
+/// bounds (most queries end there); the pairs still pending are then cut into tasks, ordered
+/// by their bounds, for `threads` threads that share the running bound through an atomic
+/// double and keep their own best pair. The result is the smallest (distance, triangleA,
+/// triangleB) of them all; since no pair that could equal it is ever pruned (bounds fall short
+/// of every distance below them by the allowance, and pruning is strict), it does not depend
+/// on the threads. An exactly meeting pair stops every thread.
 class MeshDistance {
 public:
     /// Copies a mesh (`positions`: x, y, z floats per vertex in its own frame, `indices`: three

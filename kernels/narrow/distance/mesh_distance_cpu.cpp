@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Zlib
-// MeshDistance on OpenMP threads: a greedy descent seeds the bound, the top of the test tree is
-// cut into tasks ordered by their lower bounds, and each thread walks its tasks depth first,
-// sharing the bound through an atomic double.
+// MeshDistance on OpenMP threads: the calling thread walks the test tree depth first; past
+// DistanceOptions::serialBounds bounds, the pairs still pending are cut into tasks ordered by
+// their lower bounds, and every thread walks tasks depth first, sharing the bound through an
+// atomic double.
 #include "kernels/narrow/distance/mesh_distance.h"
 
 #include "kernels/narrow/distance/distance_ops.h"
@@ -9,18 +10,17 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <omp.h>
 
 namespace bulletgpu {
 namespace {
 
-/// Tasks per thread the top of the test tree is cut into.
-constexpr std::size_t cTasksPerThread = 32;
+/// No limit on a walk's bounds.
+constexpr std::uint64_t cUnlimited = std::numeric_limits<std::uint64_t>::max();
 
-/// Lower bounds the calling thread computes alone (about 10 ms) before the remaining tasks go to
-/// all threads: on a loaded 2-core machine, waking the second thread and waiting for it at the
-/// end cost 13 to 20 ms, where most queries take under a millisecond.
-constexpr std::uint64_t cSerialVolumeTests = 131072;
+/// Tasks per thread the pending pairs are cut into.
+constexpr std::size_t cTasksPerThread = 32;
 
 /// A pair of nodes to visit, with the lower bound that put it on a list.
 struct NodePair {
@@ -69,6 +69,16 @@ public:
         c.volumeTests += 2;
     }
 
+    /// The span of the node children() would split, or -1 for a pair of leaves (or one past the
+    /// bound): what cutTasks splits first.
+    float splitSize(const NodePair& pair) const {
+        if (leaves(pair) || pair.bound > best()) return -1;
+        const RssNode& na = m_a.nodes[pair.a];
+        const RssNode& nb = m_b.nodes[pair.b];
+        const bool leafA = (na.child & cLeafFlag) != 0, leafB = (nb.child & cLeafFlag) != 0;
+        return !leafA && (leafB || na.span >= nb.span) ? na.span : nb.span;
+    }
+
     /// True when both nodes of the pair are leaves.
     bool leaves(const NodePair& pair) const {
         return (m_a.nodes[pair.a].child & m_b.nodes[pair.b].child & cLeafFlag) != 0;
@@ -78,7 +88,8 @@ public:
     /// stops every thread when the triangles meet.
     void measure(const NodePair& pair, Candidate& c) {
         const std::uint32_t ta = m_a.nodes[pair.a].child & ~cLeafFlag, tb = m_b.nodes[pair.b].child & ~cLeafFlag;
-        const TriangleDistance d = leafPairDistance(m_a, ta, m_b, tb);
+        // A positive bound (past the allowance) proves the triangles apart: no exact test.
+        const TriangleDistance d = leafPairDistance(m_a, ta, m_b, tb, pair.bound <= 0);
         ++c.triangleTests;
         if (!pairPrecedes(d.distance, ta, tb, c.distance, c.a, c.b)) return;
         c.distance = d.distance;
@@ -91,11 +102,10 @@ public:
         if (d.intersecting) m_stop.store(true, std::memory_order_relaxed);
     }
 
-    /// Walks the test tree below `root` depth first, the closer child pair first, on `stack`.
-    void walk(const NodePair& root, std::vector<NodePair>& stack, Candidate& c) {
-        stack.clear();
-        stack.push_back(root);
-        while (!stack.empty() && !stopped()) {
+    /// Walks the pairs on `stack` and below them depth first, the closer child pair first,
+    /// until the stack is empty or `c` has computed `maxTests` bounds.
+    void walk(std::vector<NodePair>& stack, Candidate& c, std::uint64_t maxTests) {
+        while (!stack.empty() && !stopped() && c.volumeTests < maxTests) {
             const NodePair pair = stack.back();
             stack.pop_back();
             if (pair.bound > best()) continue;
@@ -110,18 +120,6 @@ public:
             if (child[1 - nearer].bound <= limit) stack.push_back(child[1 - nearer]);
             if (child[nearer].bound <= limit) stack.push_back(child[nearer]);
         }
-    }
-
-    /// Descends from the root pair to a leaf pair, always into the child pair of smaller bound,
-    /// and measures it: the first bound of the search.
-    void seed(Candidate& c) {
-        NodePair pair{0, 0, -INFINITY};
-        while (!leaves(pair)) {
-            NodePair child[2];
-            children(pair, child, c);
-            pair = child[1].bound < child[0].bound ? child[1] : child[0];
-        }
-        measure(pair, c);
     }
 
 private:
@@ -143,29 +141,26 @@ private:
     std::atomic<bool> m_stop{false};
 };
 
-/// Cuts the top of the test tree into at least `wanted` pairs (fewer when the trees are
-/// small), splitting the pairs breadth first and dropping those past the bound, then orders
-/// them by bound (ties by nodes, so the order is fixed).
-std::vector<NodePair> cutTasks(Walk& walk, std::size_t wanted, Candidate& c) {
-    std::vector<NodePair> tasks{{0, 0, -INFINITY}}, next;
-    bool split = true;
-    while (tasks.size() < wanted && split && !walk.stopped()) {
-        split = false;
-        next.clear();
-        for (const NodePair& pair : tasks) {
-            if (pair.bound > walk.best()) continue;
-            if (walk.leaves(pair)) {
-                next.push_back(pair);
-                continue;
-            }
-            NodePair child[2];
-            walk.children(pair, child, c);
-            for (const NodePair& ch : child) {
-                if (ch.bound <= walk.best()) next.push_back(ch);
-            }
-            split = true;
+/// Cuts the pending pairs `tasks` into at least `wanted` pairs (fewer when the trees are
+/// small): the pair with the largest node is split until there are enough (so that no task
+/// holds most of the work), pairs past the bound dropped; then orders them by bound (ties by
+/// nodes, so the order is fixed).
+std::vector<NodePair> cutTasks(Walk& walk, std::vector<NodePair> tasks, std::size_t wanted, Candidate& c) {
+    while (tasks.size() < wanted && !walk.stopped()) {
+        std::size_t largest = tasks.size();
+        float size = -1;
+        for (std::size_t i = 0; i < tasks.size(); ++i) {
+            const float s = walk.splitSize(tasks[i]);
+            if (s > size) size = s, largest = i;
         }
-        tasks.swap(next);
+        if (largest == tasks.size()) break;
+        NodePair child[2];
+        walk.children(tasks[largest], child, c);
+        tasks[largest] = tasks.back();
+        tasks.pop_back();
+        for (const NodePair& ch : child) {
+            if (ch.bound <= walk.best()) tasks.push_back(ch);
+        }
     }
     std::sort(tasks.begin(), tasks.end(), [](const NodePair& x, const NodePair& y) {
         if (x.bound != y.bound) return x.bound < y.bound;
@@ -214,25 +209,27 @@ DistanceResult MeshDistance::distance(std::uint32_t meshA, const double* transfo
     const DistanceMeshView viewB{mb.positions.data(), mb.indices.data(), mb.tree.nodes().data(), tb};
     Walk walk(viewA, viewB, querySlack(ma.magnitude, ta, mb.magnitude, tb));
 
+    // Depth first on this thread alone: most queries end within options.serialBounds bounds,
+    // sooner than other threads would start (on a loaded 2-core machine, waking the second
+    // thread and waiting for it at the end cost 13 to 20 ms). The pairs still pending are then
+    // cut into tasks for all threads.
     const int threads = std::max(1, options.threads);
     Candidate best;
-    walk.seed(best);
-    const std::vector<NodePair> tasks = cutTasks(walk, cTasksPerThread * static_cast<std::size_t>(threads), best);
-    // The first tasks on this thread alone: most queries end within them, sooner than other
-    // threads would start (on a loaded machine, a sleeping thread can take milliseconds).
-    std::vector<NodePair> stack;
-    std::size_t first = 0;
-    for (; first < tasks.size() && (threads == 1 || best.volumeTests < cSerialVolumeTests); ++first) {
-        walk.walk(tasks[first], stack, best);
-    }
-    std::vector<Candidate> found(first < tasks.size() ? static_cast<std::size_t>(threads) : 0);
-    std::atomic<std::size_t> nextTask{first};
+    std::vector<NodePair> stack{{0, 0, -INFINITY}};
+    walk.walk(stack, best, threads == 1 ? cUnlimited : options.serialBounds);
+    const std::vector<NodePair> tasks =
+        stack.empty() ? stack : cutTasks(walk, stack, cTasksPerThread * static_cast<std::size_t>(threads), best);
+    std::vector<Candidate> found(tasks.empty() ? 0 : static_cast<std::size_t>(threads));
+    std::atomic<std::size_t> nextTask{0};
     if (!found.empty()) {
 #pragma omp parallel num_threads(threads)
         {
             Candidate& mine = found[static_cast<std::size_t>(omp_get_thread_num())];
             std::vector<NodePair> own;
-            for (std::size_t i = nextTask++; i < tasks.size(); i = nextTask++) walk.walk(tasks[i], own, mine);
+            for (std::size_t i = nextTask++; i < tasks.size(); i = nextTask++) {
+                own.assign(1, tasks[i]);
+                walk.walk(own, mine, cUnlimited);
+            }
         }
     }
     for (const Candidate& c : found) keepPreceding(best, c);

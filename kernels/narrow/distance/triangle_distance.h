@@ -154,11 +154,12 @@ BULLETGPU_HD ClosestPoints featureClosest(const Triangle3d& t1, const Triangle3d
 /// The distance and closest points of two triangles: 0 and a point where they meet when the
 /// exact test says they meet (a point of their intersection segment, rounded to float, or for
 /// coplanar and degenerate pairs the representative point intersectionSegment gives), else the
-/// closest feature pair.
-BULLETGPU_HD TriangleDistance triangleDistance(const Triangle3d& t1, const Triangle3d& t2) {
+/// closest feature pair. A caller that has proven the triangles apart passes `mayMeet` false to
+/// skip the exact test (the answer is the same).
+BULLETGPU_HD TriangleDistance triangleDistance(const Triangle3d& t1, const Triangle3d& t2, bool mayMeet = true) {
     TriangleDistance out;
     TriangleTestDetail detail;
-    if (trianglesIntersect(t1, t2, detail)) {
+    if (mayMeet && trianglesIntersect(t1, t2, detail)) {
         float segment[2][3];
         intersectionSegment(t1, t2, detail, segment);
         out.distance = 0;

@@ -205,3 +205,27 @@ TEST_CASE("MeshDistance on a ccd-frames mesh against a moved copy equals the cul
         checkAgainst(expected, engine, mesh, ta, mesh, tb);
     }
 }
+
+TEST_CASE("MeshDistance with an empty mesh, single triangles and more threads", "[narrow][distance]") {
+    const std::vector<float> positions = {0, 0, 0, 1, 0, 0, 0, 1, 0};
+    const std::vector<std::uint32_t> indices = {0, 1, 2};
+    MeshDistance engine;
+    const std::uint32_t empty = engine.addMesh(positions.data(), 3, indices.data(), 0);
+    const std::uint32_t single = engine.addMesh(positions.data(), 3, indices.data(), 1);
+    const DistanceResult none = engine.distance(empty, nullptr, single, nullptr);
+    CHECK(std::isinf(none.distance));
+    CHECK(none.triangleA == cNoNode);
+    CHECK_FALSE(none.intersecting);
+    // The same triangle 0.5 above itself, then touching it along an edge.
+    const double zero[3] = {0, 0, 0}, up[3] = {0, 0, 0.5}, side[3] = {1, 0, 0};
+    const Transform ta = rigid(1, 0, 0, 0, zero);
+    for (int threads : {1, 4}) {
+        DistanceResult r = engine.distance(single, ta.data(), single, rigid(1, 0, 0, 0, up).data(), {threads, 0});
+        CHECK(r.distance == 0.5);
+        CHECK_FALSE(r.intersecting);
+        CHECK(r.pointB[2] - r.pointA[2] == 0.5);
+        r = engine.distance(single, ta.data(), single, rigid(0, 0, 0, 1, side).data(), {threads, 0});
+        CHECK(r.intersecting);
+        CHECK(r.distance == 0);
+    }
+}

@@ -10,7 +10,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
 packages=(cmake g++ ninja-build pkg-config libbullet-dev libbullet-extras-dev catch2 nlohmann-json3-dev libpng-dev
-          libtinyobjloader-dev)
+          libtinyobjloader-dev libfcl-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

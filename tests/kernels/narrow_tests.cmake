@@ -11,3 +11,9 @@ bulletgpu_add_test(narrow_proximity_test
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
 target_compile_definitions(narrow_proximity_test PRIVATE
   BULLETGPU_DEFAULT_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data")
+
+# Separation distance (kernels/narrow/distance).
+bulletgpu_add_test(narrow_distance_test
+  SOURCES kernels/narrow_distance_elements_test.cpp kernels/narrow_distance_test.cpp
+  LIBS bulletgpu_narrow bulletgpu_test_meshes)
+target_compile_definitions(narrow_distance_test PRIVATE BULLETGPU_DEFAULT_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data")

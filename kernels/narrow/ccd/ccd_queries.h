@@ -161,7 +161,8 @@ BULLETGPU_HD double larger(double a, double b) { return b > a ? b : a; }
 /// A diagonal sum s = (+-F_0 +- F_1) +- F_2 of computed corner values is off the exact n . F,
 /// n = (+-1, +-1, +-1), by at most err_0 + err_1 + err_2 (the corner values' error) plus
 /// gamma_2 (|F_0| + |F_1| + |F_2|) (its two additions), where each |F_k| is at most
-/// 18 M_k (1 + gamma_8) < 19 M_k. A contact within eta has |n . F| <= sqrt(3) eta.
+/// 18 M_k (1 + gamma_8) < 19 M_k, plus subnormal rounding (one more cUnderflowBound covers it).
+/// A contact within eta has |n . F| <= sqrt(3) eta.
 BULLETGPU_HD bool rejectionThresholds(const Vec3d* points, double eta, double threshold[4]) {
     double errorSum = 0.0, magnitudeSum = 0.0;
     for (int k = 0; k < 3; ++k) {
@@ -176,7 +177,7 @@ BULLETGPU_HD bool rejectionThresholds(const Vec3d* points, double eta, double th
         errorSum = roundUp(errorSum + error);
         magnitudeSum = roundUp(magnitudeSum + magnitude);
     }
-    const double sumError = roundUp(errorSum + roundUp(cDiagonalFactor * magnitudeSum));
+    const double sumError = roundUp(roundUp(errorSum + roundUp(cDiagonalFactor * magnitudeSum)) + cUnderflowBound);
     threshold[3] = roundUp(roundUp(cSqrt3Up * eta) + sumError);
     return true;
 }
@@ -295,7 +296,7 @@ BULLETGPU_HD void reportUndecided(CcdResult& result) {
 
 /// Vertex-face CCD: `x0` holds the vertex p and the face corners a, b, c at t = 0, `x1` the same
 /// at t = 1. Corner values: x(t) = x0 + t (x1 - x0) for p, a, b, c, then
-/// F = p(t) - ((a(t) + u (b(t) - a(t))) + v (c(t) - a(t))), in that order.
+/// F = p(t) - ((a(t) + u (b(t) - a(t))) + v (c(t) - a(t))), in that order. `eta` >= 0.
 BULLETGPU_HD void vertexFaceCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, const CcdOptions& options,
                                 CcdResult& result) {
     Vec3d points[8];
@@ -339,7 +340,7 @@ BULLETGPU_HD void vertexFaceCcd(const Vec3d x0[4], const Vec3d x1[4], double eta
 
 /// Edge-edge CCD: `x0` holds the edges' endpoints a0, a1, b0, b1 at t = 0, `x1` the same at
 /// t = 1. Corner values: x(t) = x0 + t (x1 - x0) for each endpoint, then
-/// F = (a0(t) + u (a1(t) - a0(t))) - (b0(t) + v (b1(t) - b0(t))), in that order.
+/// F = (a0(t) + u (a1(t) - a0(t))) - (b0(t) + v (b1(t) - b0(t))), in that order. `eta` >= 0.
 BULLETGPU_HD void edgeEdgeCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, const CcdOptions& options,
                               CcdResult& result) {
     Vec3d points[8];

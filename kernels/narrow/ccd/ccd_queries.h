@@ -99,7 +99,7 @@ constexpr double cDiagonalFactor = 19.0 * (2.0 * cUnitRoundoff / (1.0 - 2.0 * cU
 constexpr double cSqrt3Up = 1.7320508075688772 * (1.0 + 0x1p-50);
 /// The largest |coordinate| inside the error bound's domain.
 constexpr double cMaxMagnitude = 0x1p1000;
-/// The smallest width of a parameter interval that is still split.
+/// Parameter intervals this wide or narrower are not split.
 constexpr double cMinWidth = 0x1p-40;
 /// Boxes pending at once: beyond this a query reports an undecided hit (see subdivide).
 constexpr int cQueueCapacity = 1024;

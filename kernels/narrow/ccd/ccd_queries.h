@@ -80,7 +80,7 @@ struct CcdResult {
     /// Most boxes pending at once.
     std::uint32_t peakPending = 0;
     /// True when the hit was reported without deciding: the iteration limit or the capacity of
-    /// the box queue (ccd::cQueueCapacity) was reached, or the input lies outside the supported
+    /// the box queue was reached, or the input lies outside the supported
     /// range (a coordinate not finite or above 2^1000).
     bool undecided = false;
 };
@@ -101,7 +101,8 @@ constexpr double cSqrt3Up = 1.7320508075688772 * (1.0 + 0x1p-50);
 constexpr double cMaxMagnitude = 0x1p1000;
 /// Parameter intervals this wide or narrower are not split.
 constexpr double cMinWidth = 0x1p-40;
-/// Boxes pending at once: beyond this a query reports an undecided hit (see subdivide).
+/// Boxes pending at once by default (56 bytes each: 56 KiB of stack); beyond this a query
+/// reports an undecided hit (see subdivide). A CUDA kernel may pick a smaller queue.
 constexpr int cQueueCapacity = 1024;
 
 /// A box of parameters: lo and hi of t, u and v.
@@ -117,9 +118,10 @@ BULLETGPU_HD bool before(const ParameterBox& a, const ParameterBox& b) {
 }
 
 /// A binary min-heap of boxes in the order of `before`, of fixed capacity.
+template <int Capacity>
 struct BoxQueue {
-    ParameterBox boxes[cQueueCapacity]; ///< Heap-ordered boxes.
-    int size = 0;                       ///< Boxes in the queue.
+    ParameterBox boxes[Capacity]; ///< Heap-ordered boxes.
+    int size = 0;                 ///< Boxes in the queue.
 
     /// Adds a box (the caller checks the capacity).
     BULLETGPU_HD void push(const ParameterBox& box) {
@@ -191,14 +193,14 @@ BULLETGPU_HD bool rejectionThresholds(const Vec3d* points, double eta, double th
 /// be reported starts no later than the earliest contact, and the search ends there. When the
 /// iteration limit or the queue's capacity is reached, the box in hand starts no later than any
 /// pending one, and its start is reported as an undecided hit.
-template <class Evaluate>
+template <int QueueCapacity, class Evaluate>
 BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4], double eta, bool triangle,
                             const CcdOptions& options, CcdResult& result) {
     // Corner pairs along t, u and v: corner c and c | cAxisBit[d], for the 4 c without that bit.
     constexpr int cAxisBit[3] = {4, 2, 1};
     const double timeWidth = larger(options.timeTolerance, cMinWidth);
     const double reach = eta + options.tolerance;
-    BoxQueue queue;
+    BoxQueue<QueueCapacity> queue;
     queue.push(ParameterBox{{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 0});
     result.hit = false;
     result.toi = HUGE_VAL;
@@ -266,7 +268,7 @@ BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4],
             result.toi = box.lo[0];
             return;
         }
-        if (queue.size + 2 > cQueueCapacity) {
+        if (queue.size + 2 > QueueCapacity) {
             result.hit = result.undecided = true;
             result.toi = box.lo[0];
             return;
@@ -297,6 +299,8 @@ BULLETGPU_HD void reportUndecided(CcdResult& result) {
 /// Vertex-face CCD: `x0` holds the vertex p and the face corners a, b, c at t = 0, `x1` the same
 /// at t = 1. Corner values: x(t) = x0 + t (x1 - x0) for p, a, b, c, then
 /// F = p(t) - ((a(t) + u (b(t) - a(t))) + v (c(t) - a(t))), in that order. `eta` >= 0.
+/// `QueueCapacity` bounds the boxes pending at once.
+template <int QueueCapacity = ccd::cQueueCapacity>
 BULLETGPU_HD void vertexFaceCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, const CcdOptions& options,
                                 CcdResult& result) {
     Vec3d points[8];
@@ -335,12 +339,14 @@ BULLETGPU_HD void vertexFaceCcd(const Vec3d x0[4], const Vec3d x1[4], double eta
             }
         }
     };
-    ccd::subdivide(evaluate, threshold, eta, true, options, result);
+    ccd::subdivide<QueueCapacity>(evaluate, threshold, eta, true, options, result);
 }
 
 /// Edge-edge CCD: `x0` holds the edges' endpoints a0, a1, b0, b1 at t = 0, `x1` the same at
 /// t = 1. Corner values: x(t) = x0 + t (x1 - x0) for each endpoint, then
 /// F = (a0(t) + u (a1(t) - a0(t))) - (b0(t) + v (b1(t) - b0(t))), in that order. `eta` >= 0.
+/// `QueueCapacity` bounds the boxes pending at once.
+template <int QueueCapacity = ccd::cQueueCapacity>
 BULLETGPU_HD void edgeEdgeCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, const CcdOptions& options,
                               CcdResult& result) {
     Vec3d points[8];
@@ -379,7 +385,7 @@ BULLETGPU_HD void edgeEdgeCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, 
             }
         }
     };
-    ccd::subdivide(evaluate, threshold, eta, false, options, result);
+    ccd::subdivide<QueueCapacity>(evaluate, threshold, eta, false, options, result);
 }
 
 } // namespace bulletgpu

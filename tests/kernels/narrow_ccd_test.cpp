@@ -295,9 +295,8 @@ TEST_CASE("CCD finds every collision of the ccd-queries data set", "[narrow][ccd
         }
     }
     std::ostringstream table;
-    table << "ccd-queries, eta = 0, tolerance " << CcdOptions{}.tolerance << ", queue of " << capacity << " boxes"
-
-          << ":\nfolder  queries  collisions  false-negatives  false-positives  undecided  max-iterations  "
+    table << "ccd-queries, eta = 0, tolerance " << CcdOptions{}.tolerance << ", queue of " << capacity
+          << " boxes:\nfolder  queries  collisions  false-negatives  false-positives  undecided  max-iterations  "
              "max-pending  queries/s\n";
     for (const auto& [name, tally] : folders) {
         table << name << "  " << tally.queries << "  " << tally.collisions << "  " << tally.falseNegatives << "  "

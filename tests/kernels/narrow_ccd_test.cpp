@@ -120,6 +120,10 @@ struct NamedCase {
 /// The cases, at unit scale and with eta = 0. Face: a = origin, b = x axis, c = y axis.
 std::vector<NamedCase> namedCases() {
     const Vec3d a = point(0, 0, 0), b = point(1, 0, 0), c = point(0, 1, 0);
+    // A height that 1 + h rounds away: from z = -1, x0 + (x1 - x0) lands at 0, below h, so the
+    // corner values miss the contact unless they are widened by the rounding bound.
+    const double h = 3 * 0x1p-60;
+    const Vec3d ah = point(0, 0, h), bh = point(1, 0, h), ch = point(0, 1, h);
     return {
         // Vertex-face.
         {"vertex falls through the face", true, {point(0.25, 0.25, 1), a, b, c}, {point(0.25, 0.25, -1), a, b, c}, 0.5},
@@ -147,6 +151,11 @@ std::vector<NamedCase> namedCases() {
         {"zero motion, everything at one point", true, {a, a, a, a}, {a, a, a, a}, 0},
         {"contact exactly at t = 0", true, {point(0.25, 0.25, 0), a, b, c}, {point(0.25, 0.25, 1), a, b, c}, 0},
         {"contact exactly at t = 1", true, {point(0.25, 0.25, 1), a, b, c}, {point(0.25, 0.25, 0), a, b, c}, 1},
+        {"contact exactly at t = 1 at a height lost to rounding",
+         true,
+         {point(0.25, 0.25, -1), ah, bh, ch},
+         {point(0.25, 0.25, h), ah, bh, ch},
+         1},
         {"stops 1e-3 short of the face at t = 1",
          true,
          {point(0.25, 0.25, 1), a, b, c},
@@ -217,6 +226,11 @@ std::vector<NamedCase> namedCases() {
          {a, b, point(0.5, -1, 0), point(0.5, 1, 0)},
          {a, b, point(0.5, -1, 1), point(0.5, 1, 1)},
          0},
+        {"edges cross exactly at t = 1 at a height lost to rounding",
+         false,
+         {ah, bh, point(0.5, -1, -1), point(0.5, 1, -1)},
+         {ah, bh, point(0.5, -1, h), point(0.5, 1, h)},
+         1},
         {"edges cross exactly at t = 1",
          false,
          {a, b, point(0.5, -1, 1), point(0.5, 1, 1)},
@@ -320,7 +334,8 @@ TEST_CASE("CCD named cases report the impact no later than the true time", "[nar
     // Unit scale, a tiny scale whose products fall in the subnormal range, and large coordinates
     // far from the origin; the tolerance scales with the case.
     struct Scale {
-        double scale, offset;
+        double scale;  ///< Factor on every coordinate.
+        double offset; ///< Then added to every coordinate.
     };
     const Scale scale =
         GENERATE(Scale{1.0, 0.0}, Scale{1e-8, 0.0}, Scale{1e-300, 0.0}, Scale{1e8, 1e10}, Scale{1.0, 1e6});
@@ -362,6 +377,57 @@ TEST_CASE("CCD with the default tolerance stays conservative at every scale", "[
         REQUIRE(result.hit);
         CHECK(result.toi <= test.toi);
     }
+}
+
+TEST_CASE("CCD reports random exact touches at every scale", "[narrow][ccd]") {
+    // Features that touch exactly at t = 1/2 with eta = 0: dyadic coordinates of 21 bits and
+    // parameters u, v in sixteenths (vertex-face) or powers of two (edge-edge) keep the contact
+    // point, the midpoints and the end positions x1 = 2 x(1/2) - x0 exact in double, and a power
+    // of two scales them exactly, from the subnormal range up to the bound's limit of 2^1000.
+    const int exponent = GENERATE(-1000, -300, -40, 0, 40, 300, 990);
+    std::mt19937_64 random(291);
+    std::uniform_int_distribution<int> integer(-(1 << 20), 1 << 20), sixteenth(0, 16), halvings(0, 4);
+    const auto dyadic = [&] {
+        return point(std::ldexp(integer(random), -20), std::ldexp(integer(random), -20),
+                     std::ldexp(integer(random), -20));
+    };
+    const auto combine = [](const Vec3d& a, double u, const Vec3d& b) {
+        return point(a[0] + u * (b[0] - a[0]), a[1] + u * (b[1] - a[1]), a[2] + u * (b[2] - a[2]));
+    };
+    std::size_t queries = 0, undecided = 0;
+    for (int q = 0; q < 2000; ++q) {
+        const bool vertexFace = q % 2 == 0;
+        // Positions at t = 1/2, touching.
+        Vec3d middle[4];
+        for (int i = 1; i < 4; ++i) middle[i] = dyadic();
+        if (vertexFace) {
+            const double u = sixteenth(random) / 16.0, v = (16 - sixteenth(random)) / 16.0 * (1.0 - u);
+            const Vec3d onEdge = combine(middle[1], u, middle[2]);
+            middle[0] =
+                point(onEdge[0] + v * (middle[3][0] - middle[1][0]), onEdge[1] + v * (middle[3][1] - middle[1][1]),
+                      onEdge[2] + v * (middle[3][2] - middle[1][2]));
+        } else {
+            // b1 = b0 + (P - b0) / v with P = a0 + u (a1 - a0) on edge a and v = 2^-j.
+            middle[0] = dyadic();
+            const Vec3d contact = combine(middle[0], sixteenth(random) / 16.0, middle[1]);
+            middle[3] = combine(middle[2], std::ldexp(1.0, halvings(random)), contact);
+        }
+        Vec3d x0[4], x1[4];
+        for (int i = 0; i < 4; ++i) {
+            x0[i] = dyadic();
+            for (int k = 0; k < 3; ++k) {
+                x1[i].v[k] = std::ldexp(2.0 * middle[i][k] - x0[i][k], exponent);
+                x0[i].v[k] = std::ldexp(x0[i][k], exponent);
+            }
+        }
+        const CcdResult result = runCcd(vertexFace, x0, x1, 0.0);
+        INFO("query " << q << " at scale 2^" << exponent << ": toi " << result.toi);
+        REQUIRE(result.hit);
+        REQUIRE(result.toi <= 0.5);
+        ++queries;
+        undecided += result.undecided;
+    }
+    CHECK(undecided * 100 <= queries);
 }
 
 TEST_CASE("CCD reports undecided queries as hits no later than the impact", "[narrow][ccd]") {

@@ -294,6 +294,49 @@ BULLETGPU_HD void reportUndecided(CcdResult& result) {
     result.undecided = true;
 }
 
+/// Runs one query over four points moving linearly from `x0` to `x1`: `corner(at, u, v)` gives
+/// the gap on one axis from the four points' coordinates at a corner's time, in the evaluation
+/// order its query documents; `triangle` as in subdivide.
+template <int QueueCapacity, class Corner>
+BULLETGPU_HD void runQuery(const Vec3d x0[4], const Vec3d x1[4], double eta, bool triangle, const CcdOptions& options,
+                           CcdResult& result, const Corner& corner) {
+    Vec3d points[8];
+    for (int i = 0; i < 4; ++i) {
+        points[i] = x0[i];
+        points[4 + i] = x1[i];
+    }
+    double threshold[4];
+    if (!rejectionThresholds(points, eta, threshold)) {
+        reportUndecided(result);
+        return;
+    }
+    // Start and motion of the four points on each axis.
+    double start[4][3], motion[4][3];
+    for (int i = 0; i < 4; ++i) {
+        for (int k = 0; k < 3; ++k) {
+            start[i][k] = x0[i][k];
+            motion[i][k] = x1[i][k] - x0[i][k];
+        }
+    }
+    const auto evaluate = [&](const ParameterBox& box, double f[8][3]) {
+        for (int ti = 0; ti < 2; ++ti) {
+            const double t = ti == 0 ? box.lo[0] : box.hi[0];
+            for (int k = 0; k < 3; ++k) {
+                double at[4];
+                for (int i = 0; i < 4; ++i) at[i] = start[i][k] + t * motion[i][k];
+                for (int ui = 0; ui < 2; ++ui) {
+                    const double u = ui == 0 ? box.lo[1] : box.hi[1];
+                    for (int vi = 0; vi < 2; ++vi) {
+                        const double v = vi == 0 ? box.lo[2] : box.hi[2];
+                        f[(ti << 2) | (ui << 1) | vi][k] = corner(at, u, v);
+                    }
+                }
+            }
+        }
+    };
+    subdivide<QueueCapacity>(evaluate, threshold, eta, triangle, options, result);
+}
+
 } // namespace ccd
 
 /// Vertex-face CCD: `x0` holds the vertex p and the face corners a, b, c at t = 0, `x1` the same
@@ -303,43 +346,9 @@ BULLETGPU_HD void reportUndecided(CcdResult& result) {
 template <int QueueCapacity = ccd::cQueueCapacity>
 BULLETGPU_HD void vertexFaceCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, const CcdOptions& options,
                                 CcdResult& result) {
-    Vec3d points[8];
-    for (int i = 0; i < 4; ++i) {
-        points[i] = x0[i];
-        points[4 + i] = x1[i];
-    }
-    double threshold[4];
-    if (!ccd::rejectionThresholds(points, eta, threshold)) {
-        ccd::reportUndecided(result);
-        return;
-    }
-    // Start and motion of p, a, b, c on each axis.
-    double start[4][3], motion[4][3];
-    for (int i = 0; i < 4; ++i) {
-        for (int k = 0; k < 3; ++k) {
-            start[i][k] = x0[i][k];
-            motion[i][k] = x1[i][k] - x0[i][k];
-        }
-    }
-    const auto evaluate = [&](const ccd::ParameterBox& box, double f[8][3]) {
-        for (int ti = 0; ti < 2; ++ti) {
-            const double t = ti == 0 ? box.lo[0] : box.hi[0];
-            for (int k = 0; k < 3; ++k) {
-                const double p = start[0][k] + t * motion[0][k];
-                const double a = start[1][k] + t * motion[1][k];
-                const double ab = (start[2][k] + t * motion[2][k]) - a;
-                const double ac = (start[3][k] + t * motion[3][k]) - a;
-                for (int ui = 0; ui < 2; ++ui) {
-                    const double u = ui == 0 ? box.lo[1] : box.hi[1];
-                    for (int vi = 0; vi < 2; ++vi) {
-                        const double v = vi == 0 ? box.lo[2] : box.hi[2];
-                        f[(ti << 2) | (ui << 1) | vi][k] = p - ((a + u * ab) + v * ac);
-                    }
-                }
-            }
-        }
-    };
-    ccd::subdivide<QueueCapacity>(evaluate, threshold, eta, true, options, result);
+    ccd::runQuery<QueueCapacity>(x0, x1, eta, true, options, result, [](const double at[4], double u, double v) {
+        return at[0] - ((at[1] + u * (at[2] - at[1])) + v * (at[3] - at[1]));
+    });
 }
 
 /// Edge-edge CCD: `x0` holds the edges' endpoints a0, a1, b0, b1 at t = 0, `x1` the same at
@@ -349,43 +358,9 @@ BULLETGPU_HD void vertexFaceCcd(const Vec3d x0[4], const Vec3d x1[4], double eta
 template <int QueueCapacity = ccd::cQueueCapacity>
 BULLETGPU_HD void edgeEdgeCcd(const Vec3d x0[4], const Vec3d x1[4], double eta, const CcdOptions& options,
                               CcdResult& result) {
-    Vec3d points[8];
-    for (int i = 0; i < 4; ++i) {
-        points[i] = x0[i];
-        points[4 + i] = x1[i];
-    }
-    double threshold[4];
-    if (!ccd::rejectionThresholds(points, eta, threshold)) {
-        ccd::reportUndecided(result);
-        return;
-    }
-    // Start and motion of a0, a1, b0, b1 on each axis.
-    double start[4][3], motion[4][3];
-    for (int i = 0; i < 4; ++i) {
-        for (int k = 0; k < 3; ++k) {
-            start[i][k] = x0[i][k];
-            motion[i][k] = x1[i][k] - x0[i][k];
-        }
-    }
-    const auto evaluate = [&](const ccd::ParameterBox& box, double f[8][3]) {
-        for (int ti = 0; ti < 2; ++ti) {
-            const double t = ti == 0 ? box.lo[0] : box.hi[0];
-            for (int k = 0; k < 3; ++k) {
-                const double a0 = start[0][k] + t * motion[0][k];
-                const double a = (start[1][k] + t * motion[1][k]) - a0;
-                const double b0 = start[2][k] + t * motion[2][k];
-                const double b = (start[3][k] + t * motion[3][k]) - b0;
-                for (int ui = 0; ui < 2; ++ui) {
-                    const double u = ui == 0 ? box.lo[1] : box.hi[1];
-                    for (int vi = 0; vi < 2; ++vi) {
-                        const double v = vi == 0 ? box.lo[2] : box.hi[2];
-                        f[(ti << 2) | (ui << 1) | vi][k] = (a0 + u * a) - (b0 + v * b);
-                    }
-                }
-            }
-        }
-    };
-    ccd::subdivide<QueueCapacity>(evaluate, threshold, eta, false, options, result);
+    ccd::runQuery<QueueCapacity>(x0, x1, eta, false, options, result, [](const double at[4], double u, double v) {
+        return (at[0] + u * (at[1] - at[0])) - (at[2] + v * (at[3] - at[2]));
+    });
 }
 
 } // namespace bulletgpu

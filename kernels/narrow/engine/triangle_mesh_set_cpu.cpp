@@ -184,17 +184,7 @@ std::vector<FrontEntry> TriangleMeshSet::walkedFront(std::uint32_t meshA, std::u
     checkMesh(meshA);
     checkMesh(meshB);
     const bool self = meshA == meshB;
-    const FrontTree a = frontTreeOf(viewOf(meshA, !self)), b = frontTreeOf(viewOf(meshB, !self));
-    std::vector<FrontEntry> entries;
-    if (a.nodes == nullptr || b.nodes == nullptr) return entries;
-    struct Collector {
-        std::vector<FrontEntry>& fronts;
-        void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
-        void candidate(std::uint32_t, std::uint32_t) {}
-        void boxTest() {}
-    } sink{entries};
-    for (std::uint32_t leaf = 0; leaf < a.leafCount; ++leaf) generateFront(a, b, self, leaf, sink);
-    return entries;
+    return walkedFrontOf(frontTreeOf(viewOf(meshA, !self)), frontTreeOf(viewOf(meshB, !self)), self);
 }
 
 BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {

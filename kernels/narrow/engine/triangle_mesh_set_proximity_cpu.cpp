@@ -91,17 +91,7 @@ std::vector<FrontEntry> TriangleMeshSet::walkedProximityFront(std::uint32_t mesh
     checkMesh(meshA);
     checkMesh(meshB);
     const bool self = meshA == meshB;
-    const FrontTree a = frontTreeOf(grownViewOf(meshA, !self)), b = frontTreeOf(grownViewOf(meshB, !self));
-    std::vector<FrontEntry> entries;
-    if (a.nodes == nullptr || b.nodes == nullptr) return entries;
-    struct Collector {
-        std::vector<FrontEntry>& fronts;
-        void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
-        void candidate(std::uint32_t, std::uint32_t) {}
-        void boxTest() {}
-    } sink{entries};
-    for (std::uint32_t leaf = 0; leaf < a.leafCount; ++leaf) generateFront(a, b, self, leaf, sink);
-    return entries;
+    return walkedFrontOf(frontTreeOf(grownViewOf(meshA, !self)), frontTreeOf(grownViewOf(meshB, !self)), self);
 }
 
 void TriangleMeshSet::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,

@@ -106,6 +106,9 @@ private:
             testMs = 0;
         }
     };
+    /// Starts a run: resets the counters and marks the front generated; returns false, with the
+    /// front and candidates emptied, when either tree is empty.
+    bool begin(const BvttQuery& query, BvttFront& front, FrontRun mode);
     /// Makes m_threads hold `team` outputs and resets them.
     void resetThreads(int team);
     /// A FrontRun::Walk with boxes only: group walks of chunks of query leaves handed out to the
@@ -128,5 +131,9 @@ private:
     ContactSorter m_sorter;
     FrontCounters m_counters;
 };
+
+/// The front a fresh walk of every leaf of `query` against `other` makes, on the calling thread
+/// (what a kept front must equal).
+std::vector<FrontEntry> walkedFrontOf(const FrontTree& query, const FrontTree& other, bool self);
 
 } // namespace bulletgpu

@@ -157,38 +157,45 @@ void FrontTraversal::carryOver(const FrontTree& query, const FrontTree& other, b
     front.entries.swap(m_next);
 }
 
+bool FrontTraversal::begin(const BvttQuery& query, BvttFront& front, FrontRun mode) {
+    m_counters = FrontCounters{};
+    m_counters.generated = mode == FrontRun::Walk || !front.generated;
+    front.generated = true;
+    if (query.a.nodes != nullptr && query.b.nodes != nullptr) return true;
+    front.entries.clear();
+    m_candidates.clear();
+    return false;
+}
+
 void FrontTraversal::run(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads,
                          std::vector<TriangleContact>& contacts) {
-    m_counters = FrontCounters{};
-    const bool generate = mode == FrontRun::Walk || !front.generated;
-    m_counters.generated = generate;
-    front.generated = true;
-    if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
-        front.entries.clear();
-        m_candidates.clear();
-        return;
-    }
+    if (!begin(query, front, mode)) return;
     if (mode == FrontRun::Walk && query.a.obbs == nullptr && query.b.obbs == nullptr) {
         front.entries.clear();
         m_candidates.clear();
         walkAndTest(query, threads, contacts);
         return;
     }
-    traverse(query, front, generate, mode == FrontRun::Update, threads);
+    traverse(query, front, m_counters.generated, mode == FrontRun::Update, threads);
     testCandidates(query, threads, contacts);
 }
 
 void FrontTraversal::collectCandidates(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads) {
-    m_counters = FrontCounters{};
-    const bool generate = mode == FrontRun::Walk || !front.generated;
-    m_counters.generated = generate;
-    front.generated = true;
-    if (query.a.nodes == nullptr || query.b.nodes == nullptr) {
-        front.entries.clear();
-        m_candidates.clear();
-        return;
-    }
-    traverse(query, front, generate, mode == FrontRun::Update, threads);
+    if (!begin(query, front, mode)) return;
+    traverse(query, front, m_counters.generated, mode == FrontRun::Update, threads);
+}
+
+std::vector<FrontEntry> walkedFrontOf(const FrontTree& query, const FrontTree& other, bool self) {
+    std::vector<FrontEntry> entries;
+    if (query.nodes == nullptr || other.nodes == nullptr) return entries;
+    struct Collector {
+        std::vector<FrontEntry>& fronts;
+        void front(std::uint32_t leaf, std::uint32_t node) { fronts.push_back(FrontEntry{leaf, node}); }
+        void candidate(std::uint32_t, std::uint32_t) {}
+        void boxTest() {}
+    } sink{entries};
+    for (std::uint32_t leaf = 0; leaf < query.leafCount; ++leaf) generateFront(query, other, self, leaf, sink);
+    return entries;
 }
 
 void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts) {

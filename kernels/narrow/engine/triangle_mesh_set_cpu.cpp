@@ -338,7 +338,12 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         const bool keep = m_traversal == NarrowTraversal::Fronts;
         for (std::uint32_t q : m_order) {
             BvttFront& front = frontOf(queries[q]);
-            m_frontTraversal.run(m_queries[q], front, keep ? FrontRun::Update : FrontRun::Walk, m_threads, contacts);
+            // The reference front log (first query over fresh trees) is counted by the
+            // traversal itself: a leaf walk would otherwise walk every leaf a second time.
+            const bool logReference = front.quality.logStale && m_rebuildRatio > 0;
+            m_frontTraversal.run(m_queries[q], front, keep ? FrontRun::Update : FrontRun::Walk, m_threads, contacts,
+                                 logReference ? &front.referenceLog : nullptr);
+            if (logReference) front.quality.logStale = false;
             const FrontCounters& counters = m_frontTraversal.counters();
             m_stats.boxTests += counters.boxTests;
             m_stats.triangleTests += counters.triangleTests;
@@ -385,10 +390,6 @@ void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery&
         }
         log.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
     };
-    if (front.quality.logStale && m_rebuildRatio > 0) {
-        recordLog(front.referenceLog);
-        front.quality.logStale = false;
-    }
     if (!degraded) {
         front.quality.restructured = false;
         return;

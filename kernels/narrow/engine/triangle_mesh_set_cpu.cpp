@@ -49,10 +49,13 @@ void checkFinite(const float* positions, std::size_t count) {
 
 } // namespace
 
-TriangleMeshSet::TriangleMeshSet(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
+TriangleMeshSet::TriangleMeshSet(int threads)
+    : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_maxThreads(m_threads), m_treeTuner(m_threads),
+      m_queryTuner(m_threads) {}
 
 TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
-    : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()) {
+    : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()),
+      m_maxThreads(m_threads), m_treeTuner(m_threads), m_queryTuner(m_threads) {
     if (backend == Backend::Auto) backend = probeCudaDevice(0).usable ? Backend::Cuda : Backend::Cpu;
     if (backend == Backend::Cuda) {
         m_device = detail::createCudaNarrowEngine(threadsOrDevice);
@@ -63,7 +66,7 @@ TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
 TriangleMeshSet::~TriangleMeshSet() = default;
 
 std::string TriangleMeshSet::description() const {
-    return m_device ? m_device->description() : "CPU backend on " + std::to_string(m_threads) + " OpenMP threads";
+    return m_device ? m_device->description() : "CPU backend on " + std::to_string(m_maxThreads) + " OpenMP threads";
 }
 
 TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
@@ -316,6 +319,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         return;
     }
     m_queries.clear();
+    m_threads = m_treeTuner.threadsForNextUpdate();
     for (std::uint32_t q = 0; q < count; ++q) {
         const MeshPairQuery& query = queries[q];
         const bool self = query.meshA == query.meshB;
@@ -327,6 +331,9 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         }
         m_queries.push_back(BvttQuery{viewOf(query.meshA, !self), viewOf(query.meshB, !self), self});
     }
+    const double treeMs = m_stats.buildMs + m_stats.refitMs;
+    if (treeMs > 0) m_treeTuner.record(treeMs);
+    m_threads = m_queryTuner.threadsForNextUpdate();
     carryFrontsOver();
     const Clock::time_point start = Clock::now();
     if (m_traversal == NarrowTraversal::Descent) {
@@ -356,6 +363,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
     }
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
+    m_queryTuner.record(m_stats.traverseMs);
 }
 
 void TriangleMeshSet::carryFrontsOver() {

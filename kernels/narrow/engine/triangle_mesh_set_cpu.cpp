@@ -221,8 +221,11 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
         computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, mesh.planes, m_threads);
     }
     if (build) {
-        // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not.
-        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads,
+        // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not. A
+        // build runs on one thread: its many short parallel steps gained little on two threads
+        // (cloth-ball 15.8 against 17.5 ms), and a team sharing its cores with another program
+        // waits at every step for a descheduled member (70 to 230 ms instead of 1 to 30).
+        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), 1,
                         mesh.volume == BoundingVolume::Obb ? mesh.frame : MortonFrame{});
     } else if (restructure) {
         mesh.restructured.swap(mesh.pendingSubtrees);

@@ -463,6 +463,7 @@ int main(int argc, char** argv) {
     std::vector<Engine> engines = {{"descent 1t", Backend::Cpu, 1, NarrowTraversal::Descent},
                                    {"descent 2t", Backend::Cpu, 2, NarrowTraversal::Descent},
                                    {"descent 2t obb", Backend::Cpu, 2, NarrowTraversal::Descent, obb},
+                                   {"leafwalk 1t", Backend::Cpu, 1, NarrowTraversal::LeafWalk},
                                    {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
                                    {"fronts 1t", Backend::Cpu, 1, NarrowTraversal::Fronts},
                                    {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts},
@@ -532,6 +533,7 @@ int main(int argc, char** argv) {
     // Rigid bodies, two frames alternated: one merged mesh queried against itself, and each body
     // its own mesh with pair queries between bodies whose world boxes overlap.
     const std::vector<Engine> pairEngines = {{"descent 2t", Backend::Cpu, 2, NarrowTraversal::Descent},
+                                             {"leafwalk 1t", Backend::Cpu, 1, NarrowTraversal::LeafWalk},
                                              {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
                                              {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts}};
     const BodyFrames pile = {bodyPile(cPileBodies, 33, 0), bodyPile(cPileBodies, 33, 1)};

@@ -125,6 +125,8 @@ private:
     std::vector<CacheLinePadded<ThreadOut>> m_threads;
     std::vector<FrontEntry> m_next;
     std::vector<FrontEntry> m_candidates;
+    std::vector<const std::uint32_t*> m_entryCounts; ///< Each thread's entries per node (a walk's log).
+    std::vector<const std::uint32_t*> m_hitCounts;   ///< Each thread's candidates per node (a walk's log).
     ContactSorter m_sorter;
     FrontCounters m_counters;
 };

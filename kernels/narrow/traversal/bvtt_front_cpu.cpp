@@ -227,12 +227,13 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
         m_counters.testMs += out.testMs / team;
     }
     if (log != nullptr) {
-        std::vector<const std::uint32_t*> entries, hits;
+        m_entryCounts.clear();
+        m_hitCounts.clear();
         for (int t = 0; t < team; ++t) {
-            entries.push_back(m_threads[t].value.entriesPerNode.data());
-            hits.push_back(m_threads[t].value.hitsPerNode.data());
+            m_entryCounts.push_back(m_threads[t].value.entriesPerNode.data());
+            m_hitCounts.push_back(m_threads[t].value.hitsPerNode.data());
         }
-        log->recordCounts(b.nodeCount, entries.data(), hits.data(), team);
+        log->recordCounts(b.nodeCount, m_entryCounts.data(), m_hitCounts.data(), team);
     }
     const Clock::time_point sortStart = Clock::now();
     const std::size_t joined = joinContacts(team, a.leafCount, contacts);

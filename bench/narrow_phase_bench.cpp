@@ -110,8 +110,8 @@ std::uint64_t exactTests(const PlyMesh& mesh, const std::vector<std::pair<std::u
 }
 
 /// The float boxes of a frame's triangles.
-std::vector<NarrowBox> boxesOf(const PlyMesh& mesh) {
-    std::vector<NarrowBox> boxes(mesh.indices.size() / 3);
+std::vector<FloatBox> boxesOf(const PlyMesh& mesh) {
+    std::vector<FloatBox> boxes(mesh.indices.size() / 3);
     for (std::uint32_t t = 0; t < boxes.size(); ++t) {
         boxes[t] = triangleBox(loadTriangle(mesh.positions.data(), mesh.indices.data(), t, nullptr));
     }
@@ -119,7 +119,7 @@ std::vector<NarrowBox> boxesOf(const PlyMesh& mesh) {
 }
 
 /// btDbvt volume of a box.
-btDbvtVolume volumeOf(const NarrowBox& b) {
+btDbvtVolume volumeOf(const FloatBox& b) {
     return btDbvtVolume::FromMM(btVector3(b.lo[0], b.lo[1], b.lo[2]), btVector3(b.hi[0], b.hi[1], b.hi[2]));
 }
 
@@ -171,7 +171,7 @@ Timings timeEngine(const Frames& frames, int steps, const Engine& engine, int re
 /// btDbvt on the same boxes and frames: insertion build, leaf updates as refit, collideTT; the
 /// second result adds the exact tests of its pairs (one thread) to the query.
 std::pair<Timings, Timings> timeDbvt(const Frames& frames, int steps, int repeats) {
-    std::vector<std::vector<NarrowBox>> boxes;
+    std::vector<std::vector<FloatBox>> boxes;
     for (const PlyMesh& f : frames) boxes.push_back(boxesOf(f));
     std::vector<double> first, firstExact, build, refit, query, frame, exact, exactFrame;
     Timings boxesOnly, withExact;
@@ -236,9 +236,9 @@ using BodyFrames = std::vector<std::vector<PlacedMesh>>;
 
 /// The pairs of bodies whose world boxes overlap: what a broad phase gives the narrow phase.
 std::vector<MeshPairQuery> overlappingBodies(const std::vector<PlacedMesh>& bodies) {
-    std::vector<NarrowBox> boxes;
+    std::vector<FloatBox> boxes;
     for (const PlacedMesh& body : bodies) {
-        NarrowBox box = emptyBox();
+        FloatBox box = emptyBox();
         const std::uint32_t triangles = static_cast<std::uint32_t>(body.mesh.indices.size() / 3);
         for (std::uint32_t t = 0; t < triangles; ++t) {
             box = mergeBoxes(box, triangleBox(loadTriangle(body.mesh.positions.data(), body.mesh.indices.data(), t,

@@ -30,7 +30,7 @@ struct ChainNodePair {
 /// The hierarchy as the descent reads it: the nodes' spheres and boxes, and the levels.
 struct ChainTreeView {
     const ChainSphere* spheres; ///< Leaves, then each level (ChainLayout::nodes).
-    const ChainBox* boxes;      ///< The same nodes' boxes.
+    const FloatBox* boxes;      ///< The same nodes' boxes.
     ChainLevels levels;         ///< Level sizes and offsets.
 
     /// Node `n`'s index in the node arrays.

@@ -37,7 +37,7 @@ struct ChainSphere {
 /// An axis-aligned box around a node's leaves, rounded outward: the hierarchy's second bounding
 /// volume. A sphere that encloses an arc of a coiled chain is far larger than the arc; the box
 /// of a flat arc is not, so testing both culls most of the pairs of neighbouring turns.
-struct ChainBox {
+struct FloatBox {
     float lo[3]; ///< Lower corner.
     float hi[3]; ///< Upper corner.
 };
@@ -146,15 +146,15 @@ BULLETGPU_HD ChainSphere encloseSpheres(const ChainSphere& a, const ChainSphere&
 /// predicate's rounding, which may accept centres up to about 2^-50 of (ra + rb) too far apart),
 /// and each bound rounded one float outward, so that every pair the double predicate accepts
 /// has overlapping boxes.
-BULLETGPU_HD ChainBox boxAroundSphere(const ChainSphere& s) {
+BULLETGPU_HD FloatBox boxAroundSphere(const ChainSphere& s) {
     const float reach = s.r + s.r * cChainBoxGrowth;
-    return ChainBox{{floatStepDown(s.x - reach), floatStepDown(s.y - reach), floatStepDown(s.z - reach)},
+    return FloatBox{{floatStepDown(s.x - reach), floatStepDown(s.y - reach), floatStepDown(s.z - reach)},
                     {floatStepUp(s.x + reach), floatStepUp(s.y + reach), floatStepUp(s.z + reach)}};
 }
 
 /// Whether two boxes overlap (inclusive, exact in float). Two leaves in contact have overlapping
 /// exact intervals on every axis, so their boxes, and every pair of their ancestors' boxes, overlap.
-BULLETGPU_HD bool boxesOverlap(const ChainBox& a, const ChainBox& b) {
+BULLETGPU_HD bool boxesOverlap(const FloatBox& a, const FloatBox& b) {
     return a.lo[0] <= b.hi[0] && b.lo[0] <= a.hi[0] && a.lo[1] <= b.hi[1] && b.lo[1] <= a.hi[1] && a.lo[2] <= b.hi[2] &&
            b.lo[2] <= a.hi[2];
 }
@@ -168,13 +168,13 @@ BULLETGPU_HD ChainSphere parentNode(const ChainSphere* nodes, const ChainLevels&
 }
 
 /// The box of node k of level `level` (>= 1): the union of its children's boxes.
-BULLETGPU_HD ChainBox parentBox(const ChainBox* boxes, const ChainLevels& tree, int level, std::uint32_t k) {
-    const ChainBox* below = boxes + tree.offset[level - 1];
+BULLETGPU_HD FloatBox parentBox(const FloatBox* boxes, const ChainLevels& tree, int level, std::uint32_t k) {
+    const FloatBox* below = boxes + tree.offset[level - 1];
     const std::uint32_t left = 2 * k;
     if (left + 1 == tree.count[level - 1]) return below[left];
-    const ChainBox& a = below[left];
-    const ChainBox& b = below[left + 1];
-    ChainBox box;
+    const FloatBox& a = below[left];
+    const FloatBox& b = below[left + 1];
+    FloatBox box;
     for (int axis = 0; axis < 3; ++axis) {
         box.lo[axis] = a.lo[axis] < b.lo[axis] ? a.lo[axis] : b.lo[axis];
         box.hi[axis] = a.hi[axis] > b.hi[axis] ? a.hi[axis] : b.hi[axis];
@@ -206,10 +206,10 @@ BULLETGPU_HD ChainCandidates halfOfCandidates(ChainCandidates range, const Chain
 /// `query` (confirmed in double), calling visit(leaf) in increasing leaf order. A node is entered
 /// when both its box and its sphere meet the query's.
 template <typename Visit>
-BULLETGPU_HD void visitTouchingLeaves(const ChainSphere* nodes, const ChainBox* boxes, const ChainLevels& tree,
+BULLETGPU_HD void visitTouchingLeaves(const ChainSphere* nodes, const FloatBox* boxes, const ChainLevels& tree,
                                       std::uint32_t queryLeaf, ChainCandidates range, Visit& visit) {
     const ChainSphere query = nodes[queryLeaf];
-    const ChainBox queryBox = boxes[queryLeaf];
+    const FloatBox queryBox = boxes[queryLeaf];
     if (range.begin >= range.end) return;
     const int top = tree.levels - 1;
     const std::uint64_t leafCount = tree.count[0];

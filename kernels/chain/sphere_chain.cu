@@ -75,7 +75,7 @@ private:
     std::uint64_t m_fittedTopology = ~0ull;
     std::uint64_t m_fittedPositions = ~0ull;
     DeviceBuffer<ChainSphere> m_nodes;
-    DeviceBuffer<ChainBox> m_boxes;
+    DeviceBuffer<FloatBox> m_boxes;
     DeviceBuffer<std::uint32_t> m_sphereChain, m_chainStart;
     DeviceBuffer<unsigned long long> m_keys, m_sortedKeys, m_count;
     DeviceBuffer<std::uint8_t> m_sortScratch;

@@ -36,7 +36,7 @@ struct ChainStats {
 /// The spheres of all chains, laid out for the hierarchy; what a solver reads.
 struct ChainLayout {
     std::vector<ChainSphere> nodes;         ///< Leaves (global sphere order) first, then each level.
-    std::vector<ChainBox> boxes;            ///< The same nodes' boxes (written by the solver's refit).
+    std::vector<FloatBox> boxes;            ///< The same nodes' boxes (written by the solver's refit).
     std::vector<std::uint32_t> sphereChain; ///< Chain of each global sphere.
     std::vector<std::uint32_t> chainStart;  ///< Global index of each chain's first sphere, then the total.
     ChainLevels tree{};                     ///< Level sizes and offsets of the hierarchy.

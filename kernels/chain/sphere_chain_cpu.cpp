@@ -40,7 +40,7 @@ struct BucketTester {
         const std::uint32_t endB = endLeafOf(tree.levels, b);
         const std::uint32_t base = firstB - firstB % cChainTileLanes;
         const ChainLeafTile& tile = tiles[firstB / cChainTileLanes];
-        const ChainBox& boxB = tree.boxes[tree.indexOf(b)];
+        const FloatBox& boxB = tree.boxes[tree.indexOf(b)];
         for (std::uint32_t i = firstLeafOf(a); i < endA; ++i) {
             if (!boxesOverlap(tree.boxes[i], boxB)) continue;
             const ChainCandidates range = filter.candidates(i);
@@ -115,7 +115,7 @@ private:
 void ChainSolverCpu::refit(ChainLayout& layout) {
     ChainSphere* nodes = layout.nodes.data();
     m_tiles.resize((layout.tree.count[0] + cChainTileLanes - 1) / cChainTileLanes);
-    ChainBox* boxes = layout.boxes.data();
+    FloatBox* boxes = layout.boxes.data();
     const ChainLevels& tree = layout.tree;
 #pragma omp parallel num_threads(m_threads)
     {

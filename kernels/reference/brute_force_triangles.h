@@ -73,8 +73,8 @@ inline std::vector<TriangleContact> bruteForceContacts(const OracleMesh& a, cons
 }
 
 /// Float boxes of a mesh's triangles (the engine's conservative boxes).
-inline std::vector<NarrowBox> oracleBoxes(const OracleMesh& m) {
-    std::vector<NarrowBox> boxes(m.triangles);
+inline std::vector<FloatBox> oracleBoxes(const OracleMesh& m) {
+    std::vector<FloatBox> boxes(m.triangles);
     for (std::uint32_t t = 0; t < m.triangles; ++t) {
         boxes[t] = triangleBox(loadTriangle(m.positions, m.indices, t, m.transform));
     }
@@ -82,7 +82,7 @@ inline std::vector<NarrowBox> oracleBoxes(const OracleMesh& m) {
 }
 
 /// Indices of `boxes` sorted by their lower x bound.
-inline std::vector<std::uint32_t> sortedOnX(const std::vector<NarrowBox>& boxes) {
+inline std::vector<std::uint32_t> sortedOnX(const std::vector<FloatBox>& boxes) {
     std::vector<std::uint32_t> order(boxes.size());
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
@@ -93,11 +93,11 @@ inline std::vector<std::uint32_t> sortedOnX(const std::vector<NarrowBox>& boxes)
 
 /// Appends the pairs (from `first`, of `second`) whose boxes overlap, for every second box
 /// whose lower x bound lies in [lo, hi] of the first box (strictly above lo when `strict`).
-inline void sweepFrom(const std::vector<NarrowBox>& first, const std::vector<NarrowBox>& second,
+inline void sweepFrom(const std::vector<FloatBox>& first, const std::vector<FloatBox>& second,
                       const std::vector<std::uint32_t>& secondOrder, bool strict, bool swapKey,
                       std::vector<std::uint64_t>& out) {
     for (std::uint32_t f = 0; f < first.size(); ++f) {
-        const NarrowBox& box = first[f];
+        const FloatBox& box = first[f];
         const auto below = [&](std::uint32_t s, float lo) { return second[s].lo[0] < lo; };
         const auto notAbove = [&](std::uint32_t s, float lo) { return second[s].lo[0] <= lo; };
         auto it = strict ? std::lower_bound(secondOrder.begin(), secondOrder.end(), box.lo[0], notAbove)
@@ -114,20 +114,20 @@ inline void sweepFrom(const std::vector<NarrowBox>& first, const std::vector<Nar
 /// sorted lower bounds, then the exact test. Equal to bruteForceContacts because boxes contain
 /// their triangles (triangle_ops.h).
 inline std::vector<TriangleContact> sweptContacts(const OracleMesh& a, const OracleMesh* b) {
-    const std::vector<NarrowBox> boxesA = oracleBoxes(a);
+    const std::vector<FloatBox> boxesA = oracleBoxes(a);
     std::vector<std::uint64_t> candidates;
     if (b == nullptr) {
         // Each overlapping pair once, from the box with the lower (lo, index).
         const std::vector<std::uint32_t> order = sortedOnX(boxesA);
         for (std::size_t i = 0; i < order.size(); ++i) {
-            const NarrowBox& box = boxesA[order[i]];
+            const FloatBox& box = boxesA[order[i]];
             for (std::size_t j = i + 1; j < order.size() && boxesA[order[j]].lo[0] <= box.hi[0]; ++j) {
                 if (boxesOverlap(box, boxesA[order[j]])) candidates.push_back(pairKey(order[i], order[j]));
             }
         }
     } else {
         // Pairs with lo_b in [lo_a, hi_a], then pairs with lo_a in (lo_b, hi_b].
-        const std::vector<NarrowBox> boxesB = oracleBoxes(*b);
+        const std::vector<FloatBox> boxesB = oracleBoxes(*b);
         sweepFrom(boxesA, boxesB, sortedOnX(boxesB), false, false, candidates);
         sweepFrom(boxesB, boxesA, sortedOnX(boxesA), true, true, candidates);
     }

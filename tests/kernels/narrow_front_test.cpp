@@ -318,7 +318,7 @@ namespace {
 /// A mesh, its boxes and its tree, for driving FrontTraversal directly.
 struct TreeMesh {
     PlyMesh mesh;
-    std::vector<NarrowBox> boxes;
+    std::vector<FloatBox> boxes;
     Lbvh tree;
 
     /// Builds the tree over `built`, then moves the mesh to `moved` and refits it.
@@ -327,8 +327,8 @@ struct TreeMesh {
         boxes = boxesOf(moved);
         tree.refit(boxes.data(), 2);
     }
-    static std::vector<NarrowBox> boxesOf(const PlyMesh& m) {
-        std::vector<NarrowBox> out;
+    static std::vector<FloatBox> boxesOf(const PlyMesh& m) {
+        std::vector<FloatBox> out;
         for (std::uint32_t t = 0; t < m.indices.size() / 3; ++t)
             out.push_back(triangleBox(loadTriangle(m.positions.data(), m.indices.data(), t, nullptr)));
         return out;
@@ -448,12 +448,12 @@ TEST_CASE("Restructuring the root's range equals a fresh build; other subtrees k
     const PlyMesh soup = driftingSoup(3000, 0.05, 9, 0.03, 0);
     const PlyMesh later = driftingSoup(3000, 0.05, 9, 0.03, 40);
     const auto boxesOf = [](const PlyMesh& mesh) {
-        std::vector<NarrowBox> boxes;
+        std::vector<FloatBox> boxes;
         for (std::uint32_t t = 0; t < mesh.indices.size() / 3; ++t)
             boxes.push_back(triangleBox(loadTriangle(mesh.positions.data(), mesh.indices.data(), t, nullptr)));
         return boxes;
     };
-    const std::vector<NarrowBox> before = boxesOf(soup), after = boxesOf(later);
+    const std::vector<FloatBox> before = boxesOf(soup), after = boxesOf(later);
     const auto count = static_cast<std::uint32_t>(before.size());
     Lbvh refitted, fresh;
     refitted.build(before.data(), count, 2);

@@ -114,7 +114,7 @@ TEST_CASE("ContactSorter orders a query's contacts as a comparison sort does", "
 TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
     const std::uint32_t count = GENERATE(0u, 1u, 2u, 3u, 7u, 100u, 5000u);
     const PlyMesh soup = triangleSoup(count, 0.05, count + 1);
-    std::vector<NarrowBox> boxes(count);
+    std::vector<FloatBox> boxes(count);
     for (std::uint32_t t = 0; t < count; ++t) {
         boxes[t] = triangleBox(loadTriangle(soup.positions.data(), soup.indices.data(), t, nullptr));
     }
@@ -123,11 +123,11 @@ TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
     REQUIRE(tree.validate(tree.nodes(), boxes.data()).empty());
     REQUIRE(tree.nodes().size() == (count == 0 ? 0 : 2 * count - 1));
     // Same Morton codes for every triangle: the index order must still give a valid tree.
-    std::vector<NarrowBox> same(count, boxes.empty() ? NarrowBox{} : boxes[0]);
+    std::vector<FloatBox> same(count, boxes.empty() ? FloatBox{} : boxes[0]);
     tree.build(same.data(), count, 2);
     REQUIRE(tree.validate(tree.nodes(), same.data()).empty());
     // A refit after moving every box keeps the tree valid; a broken box is caught.
-    for (NarrowBox& box : boxes) box.lo[1] -= 0.5f;
+    for (FloatBox& box : boxes) box.lo[1] -= 0.5f;
     tree.refit(boxes.data(), 2);
     REQUIRE(tree.validate(tree.nodes(), boxes.data()).empty());
     if (count >= 2) {
@@ -149,7 +149,7 @@ TEST_CASE("Rigid meshes with OBBs sort in their principal frame", "[narrow][lbvh
 
     const PlyMesh square = tiltedSquare(120, 0.7);
     const auto triangles = static_cast<std::uint32_t>(square.indices.size() / 3);
-    std::vector<NarrowBox> boxes;
+    std::vector<FloatBox> boxes;
     std::vector<Triangle3d> corners;
     for (std::uint32_t t = 0; t < triangles; ++t) {
         corners.push_back(loadTriangle(square.positions.data(), square.indices.data(), t, nullptr));

@@ -17,7 +17,7 @@ constexpr int cChainSubtreeLevels = 11;
 
 /// Computes the sphere and box of the nodes k in [first, end) of `level` (>= 1) from the level
 /// below, the block's threads striding over them.
-__device__ inline void refitChainRange(ChainSphere* nodes, ChainBox* boxes, const ChainLevels& tree, int level,
+__device__ inline void refitChainRange(ChainSphere* nodes, FloatBox* boxes, const ChainLevels& tree, int level,
                                        std::uint64_t first, std::uint64_t end) {
     for (std::uint64_t k = first + threadIdx.x; k < end; k += blockDim.x) {
         const auto node = static_cast<std::uint32_t>(k);
@@ -31,7 +31,7 @@ __device__ inline void refitChainRange(ChainSphere* nodes, ChainBox* boxes, cons
 /// The children of a node lie in its parent's block, so a barrier between levels suffices, and
 /// one launch replaces the L + 1 launches of a level-by-level refit.
 __global__ void __launch_bounds__(cBlockSize)
-    refitChainSubtrees(ChainSphere* nodes, ChainBox* boxes, ChainLevels tree) {
+    refitChainSubtrees(ChainSphere* nodes, FloatBox* boxes, ChainLevels tree) {
     const std::uint64_t firstLeaf = static_cast<std::uint64_t>(blockIdx.x) << cChainSubtreeLevels;
     const std::uint64_t subtreeEnd = firstLeaf + (std::uint64_t{1} << cChainSubtreeLevels);
     const std::uint64_t leafEnd = subtreeEnd < tree.count[0] ? subtreeEnd : tree.count[0];
@@ -47,7 +47,7 @@ __global__ void __launch_bounds__(cBlockSize)
 
 /// Refits every level above the subtrees in one block, level after level.
 __global__ void __launch_bounds__(cBlockSize)
-    refitChainUpperTree(ChainSphere* nodes, ChainBox* boxes, ChainLevels tree) {
+    refitChainUpperTree(ChainSphere* nodes, FloatBox* boxes, ChainLevels tree) {
     for (int level = cChainSubtreeLevels + 1; level < tree.levels; ++level) {
         __syncthreads();
         refitChainRange(nodes, boxes, tree, level, 0, tree.count[level]);
@@ -70,7 +70,7 @@ struct DevicePairAppender {
 
 /// Traverses the hierarchy for every sphere (the paper's GPU2), appending unsorted pair keys.
 __global__ void __launch_bounds__(cBlockSize)
-    traverseChainSpheres(const ChainSphere* nodes, const ChainBox* boxes, ChainLevels tree,
+    traverseChainSpheres(const ChainSphere* nodes, const FloatBox* boxes, ChainLevels tree,
                          const std::uint32_t* sphereChain, const std::uint32_t* chainStart, ChainQuery query,
                          unsigned long long* keys, unsigned long long capacity, unsigned long long* count) {
     const std::uint64_t i = globalThreadIndex();
@@ -84,7 +84,7 @@ __global__ void __launch_bounds__(cBlockSize)
 /// Traverses the hierarchy with two threads per sphere, one per half of the hierarchy (the
 /// paper's GPU2v2), appending unsorted pair keys.
 __global__ void __launch_bounds__(cBlockSize)
-    traverseChainSphereHalves(const ChainSphere* nodes, const ChainBox* boxes, ChainLevels tree,
+    traverseChainSphereHalves(const ChainSphere* nodes, const FloatBox* boxes, ChainLevels tree,
                               const std::uint32_t* sphereChain, const std::uint32_t* chainStart, ChainQuery query,
                               unsigned long long* keys, unsigned long long capacity, unsigned long long* count) {
     const std::uint64_t thread = globalThreadIndex();

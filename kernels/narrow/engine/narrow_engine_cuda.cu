@@ -41,7 +41,7 @@ using detail::PinnedBuffer;
 
 /// The merge of two boxes, for CUB's reduction.
 struct MergeBoxes {
-    __device__ NarrowBox operator()(const NarrowBox& a, const NarrowBox& b) const { return mergeBoxes(a, b); }
+    __device__ FloatBox operator()(const FloatBox& a, const FloatBox& b) const { return mergeBoxes(a, b); }
 };
 
 /// One mesh on the device.
@@ -50,8 +50,8 @@ struct DeviceMesh {
     std::uint32_t triangleCount = 0;
     DeviceBuffer<float> positions;
     DeviceBuffer<std::uint32_t> indices;
-    DeviceBuffer<NarrowBox> leafBoxes;      ///< Own frame.
-    DeviceBuffer<NarrowBox> worldLeafBoxes; ///< Transformed.
+    DeviceBuffer<FloatBox> leafBoxes;      ///< Own frame.
+    DeviceBuffer<FloatBox> worldLeafBoxes; ///< Transformed.
     DeviceBuffer<LbvhNode> nodes;           ///< Own frame.
     DeviceBuffer<LbvhNode> worldNodes;      ///< Same topology, transformed boxes.
     DeviceBuffer<std::uint32_t> escape, leafOfTriangle, leaves;
@@ -214,7 +214,7 @@ private:
     /// bounds and lays the tree over them out depth-first from node `base` and leaf position
     /// `*firstLeaf` (0 when null): `triangles` names the triangle of each box (null: box t is
     /// triangle t); the root keeps its parent when `keepRootParent`.
-    void layOutSorted(DeviceMesh& mesh, const NarrowBox* boxes, const std::uint32_t* triangles, std::uint32_t count,
+    void layOutSorted(DeviceMesh& mesh, const FloatBox* boxes, const std::uint32_t* triangles, std::uint32_t count,
                       std::uint32_t base, const std::uint32_t* firstLeaf, bool keepRootParent);
     /// Rebuilds the subtrees `mesh.restructured` in place (topology only), as Lbvh::restructure.
     void restructure(DeviceMesh& mesh);
@@ -235,7 +235,7 @@ private:
     /// Brings the mesh's transformed tree up to date.
     void updateWorldTree(DeviceMesh& mesh);
     /// Refits `nodes` (a copy of the mesh's topology) from `leafBoxes`.
-    void refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes, LbvhNode* nodes);
+    void refit(const DeviceMesh& mesh, const FloatBox* leafBoxes, LbvhNode* nodes);
     /// The mesh's leaf OBBs and their bottom-up merge over its topology (own frame).
     void refitObbs(DeviceMesh& mesh);
     /// The front view of a mesh's tree, transformed when `world` and it has a transform.
@@ -275,7 +275,7 @@ private:
     double m_rebuildRatio = cDefaultRebuildRatio;
     bool m_restructuring = true;
     // Build scratch.
-    DeviceBuffer<NarrowBox> m_centres, m_bounds;
+    DeviceBuffer<FloatBox> m_centres, m_bounds;
     DeviceBuffer<std::uint32_t> m_codes, m_order, m_sortedCodes, m_sortedOrder;
     DeviceBuffer<KarrasNode> m_karras;
     DeviceBuffer<std::uint32_t> m_parentOfInternal, m_parentOfLeaf, m_internalIndex, m_leafIndex, m_arrivals;
@@ -283,7 +283,7 @@ private:
     DeviceBuffer<std::uint32_t> m_segmentCounts, m_segmentOffsets, m_segmentRanks, m_frontOrder;
     // Restructuring scratch.
     DeviceBuffer<std::uint32_t> m_firstLeaves, m_subtreeTriangles, m_carryCounts, m_carryOffsets;
-    DeviceBuffer<NarrowBox> m_subtreeBoxes;
+    DeviceBuffer<FloatBox> m_subtreeBoxes;
     DeviceBuffer<std::uint64_t> m_logCounts, m_logEntries, m_logHits;
     DeviceBuffer<std::uint8_t> m_chosenFlags;
     DeviceBuffer<std::uint32_t> m_nodeIds, m_chosenNodes, m_chosenCount;
@@ -315,7 +315,7 @@ void NarrowEngineCuda::buildTopology(DeviceMesh& mesh) {
     ++mesh.buildCount;
 }
 
-void NarrowEngineCuda::layOutSorted(DeviceMesh& mesh, const NarrowBox* boxes, const std::uint32_t* triangles,
+void NarrowEngineCuda::layOutSorted(DeviceMesh& mesh, const FloatBox* boxes, const std::uint32_t* triangles,
                                     std::uint32_t count, std::uint32_t base, const std::uint32_t* firstLeaf,
                                     bool keepRootParent) {
     const cudaStream_t stream = m_stream.get();
@@ -388,7 +388,7 @@ void NarrowEngineCuda::restructure(DeviceMesh& mesh) {
     }
 }
 
-void NarrowEngineCuda::refit(const DeviceMesh& mesh, const NarrowBox* leafBoxes, LbvhNode* nodes) {
+void NarrowEngineCuda::refit(const DeviceMesh& mesh, const FloatBox* leafBoxes, LbvhNode* nodes) {
     const cudaStream_t stream = m_stream.get();
     m_arrivals.reserve(mesh.nodeCount(), stream);
     BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * mesh.nodeCount(), stream));

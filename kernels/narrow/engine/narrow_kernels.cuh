@@ -27,7 +27,7 @@ constexpr std::uint32_t cRightChild = 0x80000000u;
 /// The box of every triangle, moved by the transform when there is one.
 __global__ void __launch_bounds__(cBlockSize)
     computeLeafBoxes(const float* positions, const std::uint32_t* indices, std::uint32_t count,
-                     DeviceTransform transform, NarrowBox* boxes) {
+                     DeviceTransform transform, FloatBox* boxes) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
     boxes[t] = triangleBox(
@@ -36,7 +36,7 @@ __global__ void __launch_bounds__(cBlockSize)
 
 /// The box of each leaf's centre in `frame`, for the reduction to the Morton bounds.
 __global__ void __launch_bounds__(cBlockSize)
-    computeCentreBoxes(const NarrowBox* boxes, std::uint32_t count, MortonFrame frame, NarrowBox* centres) {
+    computeCentreBoxes(const FloatBox* boxes, std::uint32_t count, MortonFrame frame, FloatBox* centres) {
     const std::uint64_t t = globalThreadIndex();
     if (t < count) centres[t] = mortonCentre(boxes[t], frame);
 }
@@ -44,11 +44,11 @@ __global__ void __launch_bounds__(cBlockSize)
 /// Morton codes of the leaf centres in `frame` within `bounds` (one box on the device), and the
 /// identity order.
 __global__ void __launch_bounds__(cBlockSize)
-    computeMortonCodes(const NarrowBox* boxes, std::uint32_t count, MortonFrame frame, const NarrowBox* bounds,
+    computeMortonCodes(const FloatBox* boxes, std::uint32_t count, MortonFrame frame, const FloatBox* bounds,
                        std::uint32_t* codes, std::uint32_t* order) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
-    const NarrowBox centres = *bounds;
+    const FloatBox centres = *bounds;
     codes[t] = leafMortonCode(boxes[t], frame, centres, mortonScale(centres));
     order[t] = static_cast<std::uint32_t>(t);
 }
@@ -156,7 +156,7 @@ __global__ void __launch_bounds__(cBlockSize)
 /// triangles and boxes, for the subtree's Morton codes.
 __global__ void __launch_bounds__(cBlockSize)
     gatherSubtreeLeaves(const LbvhNode* nodes, const std::uint32_t* leaves, const std::uint32_t* firstLeaf,
-                        std::uint32_t count, const NarrowBox* leafBoxes, NarrowBox* boxes, std::uint32_t* triangles) {
+                        std::uint32_t count, const FloatBox* leafBoxes, FloatBox* boxes, std::uint32_t* triangles) {
     const std::uint64_t j = globalThreadIndex();
     if (j >= count) return;
     const std::uint32_t triangle = leafTriangle(nodes[leaves[*firstLeaf + j]]);
@@ -173,8 +173,8 @@ __global__ void __launch_bounds__(cBlockSize)
 }
 
 /// A box read past the L1 cache (written by another block of this launch).
-__device__ __forceinline__ NarrowBox loadBoxCoherent(const NarrowBox* box) {
-    NarrowBox b;
+__device__ __forceinline__ FloatBox loadBoxCoherent(const FloatBox* box) {
+    FloatBox b;
     for (int k = 0; k < 3; ++k) {
         b.lo[k] = __ldcg(&box->lo[k]);
         b.hi[k] = __ldcg(&box->hi[k]);
@@ -184,7 +184,7 @@ __device__ __forceinline__ NarrowBox loadBoxCoherent(const NarrowBox* box) {
 
 /// Bottom-up refit: each leaf writes its box, then climbs; the first child to arrive at a
 /// parent stops, the second merges both children (same order as the CPU: left, right).
-__global__ void __launch_bounds__(cBlockSize) refitTree(const NarrowBox* leafBoxes, const std::uint32_t* leafOfTriangle,
+__global__ void __launch_bounds__(cBlockSize) refitTree(const FloatBox* leafBoxes, const std::uint32_t* leafOfTriangle,
                                                         std::uint32_t count, LbvhNode* nodes, std::uint32_t* arrivals) {
     const std::uint64_t t = globalThreadIndex();
     if (t >= count) return;
@@ -194,8 +194,8 @@ __global__ void __launch_bounds__(cBlockSize) refitTree(const NarrowBox* leafBox
         __threadfence();
         if (atomicAdd(&arrivals[p], 1u) == 0) return;
         __threadfence();
-        const NarrowBox left = loadBoxCoherent(&nodes[p + 1].box);
-        const NarrowBox right = loadBoxCoherent(&nodes[nodes[p].child].box);
+        const FloatBox left = loadBoxCoherent(&nodes[p + 1].box);
+        const FloatBox right = loadBoxCoherent(&nodes[nodes[p].child].box);
         nodes[p].box = mergeBoxes(left, right);
     }
 }

@@ -229,8 +229,8 @@ private:
         double transform[12] = {};
         bool hasTransform = false;
         Lbvh tree;
-        std::vector<NarrowBox> leafBoxes;      ///< Own frame.
-        std::vector<NarrowBox> worldLeafBoxes; ///< Transformed (only with a transform).
+        std::vector<FloatBox> leafBoxes;      ///< Own frame.
+        std::vector<FloatBox> worldLeafBoxes; ///< Transformed (only with a transform).
         std::vector<Triangle3d> corners;       ///< Each triangle's corners in double, own frame.
         std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
         std::vector<PlaneMinors> planes;       ///< Plane minors of each triangle's corners.

@@ -16,7 +16,7 @@ namespace {
 
 /// Corners (in double, moved by `transform` unless it is null) and boxes of every triangle.
 void computeLeafBoxes(const std::vector<float>& positions, const std::vector<std::uint32_t>& indices,
-                      const double* transform, std::vector<NarrowBox>& boxes, std::vector<Triangle3d>& corners,
+                      const double* transform, std::vector<FloatBox>& boxes, std::vector<Triangle3d>& corners,
                       std::vector<PlaneMinors>& planes, int threads) {
     const auto count = static_cast<std::int64_t>(indices.size() / 3);
     boxes.resize(static_cast<std::size_t>(count));

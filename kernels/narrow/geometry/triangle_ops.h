@@ -20,7 +20,7 @@
 namespace bulletgpu {
 
 /// An axis-aligned box in float (24 bytes); empty when lo > hi on an axis.
-struct NarrowBox {
+struct FloatBox {
     float lo[3]; ///< Minimum corner.
     float hi[3]; ///< Maximum corner.
 };
@@ -31,19 +31,19 @@ struct Triangle3d {
 };
 
 /// A box that contains nothing and overlaps nothing.
-BULLETGPU_HD NarrowBox emptyBox() {
-    return NarrowBox{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
+BULLETGPU_HD FloatBox emptyBox() {
+    return FloatBox{{INFINITY, INFINITY, INFINITY}, {-INFINITY, -INFINITY, -INFINITY}};
 }
 
 /// Inclusive overlap: touching boxes overlap.
-BULLETGPU_HD bool boxesOverlap(const NarrowBox& a, const NarrowBox& b) {
+BULLETGPU_HD bool boxesOverlap(const FloatBox& a, const FloatBox& b) {
     return intervalsOverlap(a.lo[0], a.hi[0], b.lo[0], b.hi[0]) &&
            intervalsOverlap(a.lo[1], a.hi[1], b.lo[1], b.hi[1]) && intervalsOverlap(a.lo[2], a.hi[2], b.lo[2], b.hi[2]);
 }
 
 /// The smallest box containing both (exact: float min and max do not round).
-BULLETGPU_HD NarrowBox mergeBoxes(const NarrowBox& a, const NarrowBox& b) {
-    NarrowBox m;
+BULLETGPU_HD FloatBox mergeBoxes(const FloatBox& a, const FloatBox& b) {
+    FloatBox m;
     for (int k = 0; k < 3; ++k) {
         m.lo[k] = a.lo[k] < b.lo[k] ? a.lo[k] : b.lo[k];
         m.hi[k] = a.hi[k] > b.hi[k] ? a.hi[k] : b.hi[k];
@@ -52,7 +52,7 @@ BULLETGPU_HD NarrowBox mergeBoxes(const NarrowBox& a, const NarrowBox& b) {
 }
 
 /// True when `outer` contains `inner` (inclusive).
-BULLETGPU_HD bool boxContains(const NarrowBox& outer, const NarrowBox& inner) {
+BULLETGPU_HD bool boxContains(const FloatBox& outer, const FloatBox& inner) {
     for (int k = 0; k < 3; ++k) {
         if (!(outer.lo[k] <= inner.lo[k] && inner.hi[k] <= outer.hi[k])) return false;
     }
@@ -60,8 +60,8 @@ BULLETGPU_HD bool boxContains(const NarrowBox& outer, const NarrowBox& inner) {
 }
 
 /// The float box of a triangle, rounded outward so it contains the double corners exactly.
-BULLETGPU_HD NarrowBox triangleBox(const Triangle3d& t) {
-    NarrowBox box;
+BULLETGPU_HD FloatBox triangleBox(const Triangle3d& t) {
+    FloatBox box;
     for (int k = 0; k < 3; ++k) {
         double lo = t.p[0][k], hi = t.p[0][k];
         for (int c = 1; c < 3; ++c) {

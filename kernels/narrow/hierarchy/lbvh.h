@@ -21,20 +21,20 @@ class Lbvh {
 public:
     /// Builds the tree over `count` leaf boxes (leaf t holds triangle t) on up to `threads`,
     /// with the Morton codes of the box centres taken in `frame` (restructure keeps it).
-    void build(const NarrowBox* leafBoxes, std::uint32_t count, int threads, const MortonFrame& frame = {});
+    void build(const FloatBox* leafBoxes, std::uint32_t count, int threads, const MortonFrame& frame = {});
 
     /// Rebuilds each subtree of `subtrees` (sorted, disjoint, internal roots) in place over the
     /// same leaves, from Morton codes within the subtree's own bounds, then refits every box
     /// from `leafBoxes` (Wang, Tang et al. 2018, section 4.2). Nodes outside the subtrees keep
     /// their indices; the ancestors' boxes do not change.
-    void restructure(const NarrowBox* leafBoxes, const std::vector<NodeRange>& subtrees, int threads);
+    void restructure(const FloatBox* leafBoxes, const std::vector<NodeRange>& subtrees, int threads);
 
     /// Recomputes every box from new leaf boxes (same count), keeping the topology.
-    void refit(const NarrowBox* leafBoxes, int threads) { refitInto(leafBoxes, m_nodes, threads); }
+    void refit(const FloatBox* leafBoxes, int threads) { refitInto(leafBoxes, m_nodes, threads); }
 
     /// Writes to `out` this tree's topology with boxes refitted from `leafBoxes` (same count):
     /// the tree of the same triangles in another frame.
-    void refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads);
+    void refitInto(const FloatBox* leafBoxes, std::vector<LbvhNode>& out, int threads);
 
     /// Writes to `out` the OBB of every node: each leaf's around its triangle (`triangles`, one per
     /// triangle: triangleObb), each parent's merged from its children's, bottom-up in parallel:
@@ -63,11 +63,11 @@ public:
     /// root, depth-first layout, parent and child links consistent, each parent containing its
     /// children and each leaf containing `leafBoxes` (when not null). Returns an empty string
     /// when valid, else what is wrong.
-    std::string validate(const std::vector<LbvhNode>& nodes, const NarrowBox* leafBoxes) const;
+    std::string validate(const std::vector<LbvhNode>& nodes, const FloatBox* leafBoxes) const;
 
 private:
     /// Morton codes of the box centres and their sort.
-    void sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threads);
+    void sortLeaves(const FloatBox* leafBoxes, std::uint32_t count, int threads);
     /// Builds the Karras nodes over the `count` sorted codes and lays them out depth-first into
     /// m_nodes from node `base` (topology only): the root's parent is `rootParent`, the leaves
     /// take depth-first leaf positions from `firstLeaf`, m_order holds their triangles.
@@ -92,7 +92,7 @@ private:
     MortonFrame m_frame;                           ///< The frame of the Morton codes.
     std::vector<std::uint32_t> m_codes;            ///< Sorted Morton codes.
     std::vector<std::uint32_t> m_order;            ///< Triangle of each sorted position.
-    std::vector<NarrowBox> m_subtreeBoxes;         ///< Leaf boxes of a restructured subtree.
+    std::vector<FloatBox> m_subtreeBoxes;         ///< Leaf boxes of a restructured subtree.
     std::vector<std::uint32_t> m_subtreeTriangles; ///< Its triangles, in the same order.
     std::vector<KarrasNode> m_karras;              ///< Internal nodes of the Karras numbering.
     std::vector<std::uint64_t> m_stack;            ///< Depth-first layout work list.

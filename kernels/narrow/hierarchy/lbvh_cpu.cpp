@@ -26,16 +26,16 @@ int threadsFor(std::int64_t count, int threads) { return count >= cParallelLeave
 
 } // namespace
 
-void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threads) {
+void Lbvh::sortLeaves(const FloatBox* leafBoxes, std::uint32_t count, int threads) {
     const auto n = static_cast<std::int64_t>(count);
     float lx = INFINITY, ly = INFINITY, lz = INFINITY, hx = -INFINITY, hy = -INFINITY, hz = -INFINITY;
 #pragma omp parallel for num_threads(threadsFor(n, threads)) reduction(min : lx, ly, lz) reduction(max : hx, hy, hz)
     for (std::int64_t t = 0; t < n; ++t) {
-        const NarrowBox c = mortonCentre(leafBoxes[t], m_frame);
+        const FloatBox c = mortonCentre(leafBoxes[t], m_frame);
         lx = std::min(lx, c.lo[0]), ly = std::min(ly, c.lo[1]), lz = std::min(lz, c.lo[2]);
         hx = std::max(hx, c.hi[0]), hy = std::max(hy, c.hi[1]), hz = std::max(hz, c.hi[2]);
     }
-    const NarrowBox centres{{lx, ly, lz}, {hx, hy, hz}};
+    const FloatBox centres{{lx, ly, lz}, {hx, hy, hz}};
     const float scale = mortonScale(centres);
     m_codes.resize(count);
     m_order.resize(count);
@@ -47,7 +47,7 @@ void Lbvh::sortLeaves(const NarrowBox* leafBoxes, std::uint32_t count, int threa
     m_sorter.sortPairs(m_codes, m_order, count, threads);
 }
 
-void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads, const MortonFrame& frame) {
+void Lbvh::build(const FloatBox* leafBoxes, std::uint32_t count, int threads, const MortonFrame& frame) {
     m_frame = frame;
     m_leafCount = count;
     ++m_buildCount;
@@ -61,7 +61,7 @@ void Lbvh::build(const NarrowBox* leafBoxes, std::uint32_t count, int threads, c
     refit(leafBoxes, threads);
 }
 
-void Lbvh::restructure(const NarrowBox* leafBoxes, const std::vector<NodeRange>& subtrees, int threads) {
+void Lbvh::restructure(const FloatBox* leafBoxes, const std::vector<NodeRange>& subtrees, int threads) {
     for (const NodeRange& subtree : subtrees) {
         const std::uint32_t count = subtreeLeaves(subtree.begin, subtree.end);
         const auto first = static_cast<std::uint32_t>(
@@ -166,7 +166,7 @@ void Lbvh::sweepUp(SetLeaf setLeaf, MergeInto mergeInto, int threads) {
     for (auto above = m_cutAbove.rbegin(); above != m_cutAbove.rend(); ++above) visit(*above);
 }
 
-void Lbvh::refitInto(const NarrowBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
+void Lbvh::refitInto(const FloatBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
     if (&out != &m_nodes) out = m_nodes;
     LbvhNode* nodes = out.data();
     sweepUp([&](std::uint32_t t, std::uint32_t node) { nodes[node].box = leafBoxes[t]; },
@@ -210,7 +210,7 @@ std::string Lbvh::validateObbs(const std::vector<NarrowObb>& obbs, const Triangl
     return {};
 }
 
-std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const NarrowBox* leafBoxes) const {
+std::string Lbvh::validate(const std::vector<LbvhNode>& nodes, const FloatBox* leafBoxes) const {
     const std::size_t expected = m_leafCount == 0 ? 0 : 2 * static_cast<std::size_t>(m_leafCount) - 1;
     if (nodes.size() != expected) return "node count is not 2 * leaves - 1";
     if (expected == 0) return {};

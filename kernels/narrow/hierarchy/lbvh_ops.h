@@ -21,7 +21,7 @@ constexpr std::uint32_t cNoNode = 0xffffffffu;
 /// One node of a tree in depth-first order (32 bytes): an internal node's left child is the
 /// next node, its right child is `child`.
 struct LbvhNode {
-    NarrowBox box;        ///< Contains every triangle below.
+    FloatBox box;        ///< Contains every triangle below.
     std::uint32_t child;  ///< Right child, or cLeafFlag | triangle for a leaf.
     std::uint32_t parent; ///< Parent node, cNoNode for the root.
 };
@@ -43,15 +43,15 @@ BULLETGPU_HD int leadingZeros64(std::uint64_t x) {
 }
 
 /// A box holding only the centre of `box`.
-BULLETGPU_HD NarrowBox centreBox(const NarrowBox& box) {
-    NarrowBox c;
+BULLETGPU_HD FloatBox centreBox(const FloatBox& box) {
+    FloatBox c;
     for (int k = 0; k < 3; ++k) c.lo[k] = c.hi[k] = 0.5f * (box.lo[k] + box.hi[k]);
     return c;
 }
 
 /// The scale that maps the centres' bounds into the unit cube: one scale for all axes keeps
 /// the Morton cells cubic.
-BULLETGPU_HD float mortonScale(const NarrowBox& centres) {
+BULLETGPU_HD float mortonScale(const FloatBox& centres) {
     float extent = 1e-30f;
     for (int k = 0; k < 3; ++k)
         extent = centres.hi[k] - centres.lo[k] > extent ? centres.hi[k] - centres.lo[k] : extent;
@@ -68,8 +68,8 @@ struct MortonFrame {
 };
 
 /// The point where a leaf box's Morton code is taken: its centre, in `frame` when present.
-BULLETGPU_HD NarrowBox mortonCentre(const NarrowBox& box, const MortonFrame& frame) {
-    NarrowBox c = centreBox(box);
+BULLETGPU_HD FloatBox mortonCentre(const FloatBox& box, const MortonFrame& frame) {
+    FloatBox c = centreBox(box);
     if (!frame.present) return c;
     const double d[3] = {c.lo[0] - frame.origin[0], c.lo[1] - frame.origin[1], c.lo[2] - frame.origin[2]};
     for (int k = 0; k < 3; ++k) {
@@ -80,9 +80,9 @@ BULLETGPU_HD NarrowBox mortonCentre(const NarrowBox& box, const MortonFrame& fra
 }
 
 /// Morton code of a leaf box's centre (in `frame`) within the centres' bounds (in the same frame).
-BULLETGPU_HD std::uint32_t leafMortonCode(const NarrowBox& box, const MortonFrame& frame, const NarrowBox& centres,
+BULLETGPU_HD std::uint32_t leafMortonCode(const FloatBox& box, const MortonFrame& frame, const FloatBox& centres,
                                           float scale) {
-    const NarrowBox c = mortonCentre(box, frame);
+    const FloatBox c = mortonCentre(box, frame);
     return mortonCode30((c.lo[0] - centres.lo[0]) * scale, (c.lo[1] - centres.lo[1]) * scale,
                         (c.lo[2] - centres.lo[2]) * scale);
 }

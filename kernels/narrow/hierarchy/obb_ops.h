@@ -276,7 +276,7 @@ BULLETGPU_HD bool obbContainsPoint(const NarrowObb& obb, const Vec3d& p) {
 }
 
 /// Overlap of two nodes' volumes: their boxes, and their OBBs when both have one (null: none).
-BULLETGPU_HD bool volumesOverlap(const NarrowBox& boxA, const NarrowObb* obbA, const NarrowBox& boxB,
+BULLETGPU_HD bool volumesOverlap(const FloatBox& boxA, const NarrowObb* obbA, const FloatBox& boxB,
                                  const NarrowObb* obbB) {
     if (!boxesOverlap(boxA, boxB)) return false;
     return obbA == nullptr || obbB == nullptr || obbsOverlap(*obbA, *obbB);

@@ -51,7 +51,7 @@ BULLETGPU_HD const NarrowObb* obbOf(const FrontTree& tree, std::uint32_t n) {
 /// null): every overlapping leaf goes to sink.candidate, every node where the walk stops to
 /// sink.front, in node order.
 template <typename Sink>
-BULLETGPU_HD void walkFront(const FrontTree& tree, const NarrowBox& box, const NarrowObb* obb, std::uint32_t leaf,
+BULLETGPU_HD void walkFront(const FrontTree& tree, const FloatBox& box, const NarrowObb* obb, std::uint32_t leaf,
                             std::uint32_t begin, std::uint32_t end, Sink& sink) {
     std::uint32_t n = begin;
     while (n < end) {
@@ -91,7 +91,7 @@ template <typename Sink>
 BULLETGPU_HD std::uint32_t updateFrontEntry(const FrontTree& query, const FrontTree& other, bool self,
                                             const FrontEntry* front, std::uint64_t i, Sink& sink) {
     const FrontEntry entry = front[i];
-    const NarrowBox box = query.nodes[entry.leaf].box;
+    const FloatBox box = query.nodes[entry.leaf].box;
     const NarrowObb* obb = obbOf(query, entry.leaf);
     const LbvhNode& node = other.nodes[entry.node];
     sink.boxTest();

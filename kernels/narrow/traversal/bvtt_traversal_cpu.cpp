@@ -18,7 +18,7 @@ constexpr std::size_t cTasksPerThread = 64;
 constexpr int cMaxExpansionSteps = 24;
 
 /// Sum of a box's extents: the size used to choose which node to descend.
-float halfPerimeter(const NarrowBox& box) {
+float halfPerimeter(const FloatBox& box) {
     return (box.hi[0] - box.lo[0]) + (box.hi[1] - box.lo[1]) + (box.hi[2] - box.lo[2]);
 }
 

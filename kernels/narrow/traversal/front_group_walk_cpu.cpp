@@ -20,7 +20,7 @@ struct LaneBoxes {
 };
 
 /// Bit i set when lane i's box overlaps `box` inclusively (as boxesOverlap; NaN overlaps nothing).
-std::uint32_t overlappingLanes(const LaneBoxes& lanes, const NarrowBox& box) {
+std::uint32_t overlappingLanes(const LaneBoxes& lanes, const FloatBox& box) {
 #if defined(__SSE2__)
     std::uint32_t mask = 0;
     for (std::uint32_t half = 0; half < cWalkLanes; half += 4) {
@@ -62,7 +62,7 @@ void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool sel
     LaneBoxes boxes;
     std::uint32_t leaf[cWalkLanes];
     for (std::uint32_t i = 0; i < cWalkLanes; ++i) {
-        const NarrowBox box = i < count ? query.nodes[query.leaves[first + i]].box : emptyBox();
+        const FloatBox box = i < count ? query.nodes[query.leaves[first + i]].box : emptyBox();
         leaf[i] = i < count ? query.leaves[first + i] : leaf[count - 1];
         for (int k = 0; k < 3; ++k) {
             boxes.lo[k][i] = box.lo[k];

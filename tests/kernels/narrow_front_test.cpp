@@ -508,6 +508,39 @@ TEST_CASE("Rigid meshes are never rebuilt on quality, and the ratio is checked",
     REQUIRE(set.rebuildRatio() == 0);
 }
 
+TEST_CASE("The leaf walk counts the reference front log that the kept front records", "[narrow][front]") {
+    // The leaf walk keeps no entries: it counts its first query's log per node as it walks. The
+    // fronts record theirs from the kept entries and candidates; the two logs are equal.
+    const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
+    const PlyMesh cloth = foldedCloth(60, 0.02, 0.06, 0.3);
+    const PlyMesh torus = torusMesh(40, 14, 1.0, 0.55);
+    TriangleMeshSet walk(2), fronts(2);
+    walk.setTraversal(NarrowTraversal::LeafWalk);
+    fronts.setTraversal(NarrowTraversal::Fronts);
+    for (TriangleMeshSet* set : {&walk, &fronts}) {
+        for (const PlyMesh* mesh : {&cloth, &torus}) {
+            const std::uint32_t m =
+                set->addMesh(mesh->positions.data(), static_cast<std::uint32_t>(mesh->positions.size() / 3),
+                             mesh->indices.data(), static_cast<std::uint32_t>(mesh->indices.size() / 3));
+            set->setBoundingVolume(m, volume);
+        }
+        set->setTransform(1, uprightTransform(0.7, 0.5).data());
+    }
+    const std::vector<MeshPairQuery> queries = {{0, 0}, {0, 1}, {1, 1}};
+    std::vector<TriangleContact> walked, kept;
+    walk.findContacts(queries.data(), 3, walked);
+    fronts.findContacts(queries.data(), 3, kept);
+    REQUIRE(sameContacts(walked, kept));
+    for (const MeshPairQuery& q : queries) {
+        const FrontLog& counted = walk.front(q.meshA, q.meshB)->referenceLog;
+        const FrontLog& recorded = fronts.front(q.meshA, q.meshB)->referenceLog;
+        REQUIRE(counted.entryOffsets.size() == walk.tree(q.meshB).nodes().size() + 1);
+        REQUIRE(counted.entryOffsets.back() > 0);
+        REQUIRE(counted.entryOffsets == recorded.entryOffsets);
+        REQUIRE(counted.hitOffsets == recorded.hitOffsets);
+    }
+}
+
 TEST_CASE("Fronts handle empty, one-triangle and disjoint meshes", "[narrow][front]") {
     const Volumes volumes = GENERATE(Volumes::Aabb, Volumes::Obb);
     ThreeWays sets(volumes);

@@ -3,6 +3,7 @@
 
 #include <bulletgpu/Backend.h>
 
+#include "kernels/common/thread_tuner.h"
 #include "kernels/narrow/traversal/bvtt_front.h"
 #include "kernels/narrow/traversal/bvtt_traversal.h"
 #include "kernels/narrow/hierarchy/lbvh.h"
@@ -129,9 +130,12 @@ std::unique_ptr<NarrowDeviceEngine> createCudaNarrowEngine(int device);
 /// requestRebuild builds it anew. Buffers are reused once sizes settle.
 class TriangleMeshSet {
 public:
-    /// A set whose queries run on `threads` OpenMP threads (<= 0: OpenMP's default).
+    /// A set whose queries run on up to `threads` OpenMP threads (<= 0: OpenMP's default). Every
+    /// ThreadTuner::cProbePeriod queries the tree updates and the traversal each run once on one
+    /// thread and once on the team, and the faster of the two is used until the next probe: a
+    /// team that shares its cores with other programs can be many times slower than one thread.
     explicit TriangleMeshSet(int threads = 0);
-    /// A set on `backend`: `threadsOrDevice` is the OpenMP thread count for Cpu (<= 0: default)
+    /// A set on `backend`: `threadsOrDevice` is the most OpenMP threads for Cpu (<= 0: default)
     /// or the device for Cuda. Auto picks CUDA when a device is usable. Cuda throws
     /// std::runtime_error saying why when no device is usable. The CUDA backend always walks
     /// leaves (Descent runs as LeafWalk) and gives the same contacts, bit for bit.
@@ -256,8 +260,8 @@ public:
 
     /// Counters of the last query.
     const NarrowStats& stats() const { return m_stats; }
-    /// OpenMP threads the queries use.
-    int threads() const { return m_threads; }
+    /// OpenMP threads the queries use at most.
+    int threads() const { return m_maxThreads; }
 
 private:
     /// One mesh and what is derived from it.
@@ -335,7 +339,10 @@ private:
     /// Checks a mesh index.
     void checkMesh(std::uint32_t mesh) const;
 
-    int m_threads;
+    int m_threads;                                        ///< Threads of the phase running now (the tuners' choice).
+    int m_maxThreads;                                     ///< The team's size.
+    ThreadTuner m_treeTuner;                              ///< Threads for the trees' builds and refits.
+    ThreadTuner m_queryTuner;                             ///< Threads for the traversals and exact tests.
     std::unique_ptr<detail::NarrowDeviceEngine> m_device; ///< Set on the CUDA backend.
     std::vector<Mesh> m_meshes;
     /// The front of one query; stale when a tree was rebuilt since.

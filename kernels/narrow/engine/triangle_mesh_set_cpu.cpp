@@ -49,10 +49,13 @@ void checkFinite(const float* positions, std::size_t count) {
 
 } // namespace
 
-TriangleMeshSet::TriangleMeshSet(int threads) : m_threads(threads > 0 ? threads : omp_get_max_threads()) {}
+TriangleMeshSet::TriangleMeshSet(int threads)
+    : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_maxThreads(m_threads), m_treeTuner(m_threads),
+      m_queryTuner(m_threads) {}
 
 TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
-    : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()) {
+    : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()),
+      m_maxThreads(m_threads), m_treeTuner(m_threads), m_queryTuner(m_threads) {
     if (backend == Backend::Auto) backend = probeCudaDevice(0).usable ? Backend::Cuda : Backend::Cpu;
     if (backend == Backend::Cuda) {
         m_device = detail::createCudaNarrowEngine(threadsOrDevice);
@@ -63,7 +66,7 @@ TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
 TriangleMeshSet::~TriangleMeshSet() = default;
 
 std::string TriangleMeshSet::description() const {
-    return m_device ? m_device->description() : "CPU backend on " + std::to_string(m_threads) + " OpenMP threads";
+    return m_device ? m_device->description() : "CPU backend on " + std::to_string(m_maxThreads) + " OpenMP threads";
 }
 
 TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
@@ -210,8 +213,11 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
         computeLeafBoxes(mesh.positions, mesh.indices, nullptr, mesh.leafBoxes, mesh.corners, mesh.planes, m_threads);
     }
     if (build) {
-        // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not.
-        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), m_threads,
+        // OBBs of a rigid mesh gain from a tree sorted in its principal frame; boxes do not. A
+        // build runs on one thread: its many short parallel steps gained little on two threads
+        // (cloth-ball 15.8 against 17.5 ms), and a team sharing its cores with another program
+        // waits at every step for a descheduled member (70 to 230 ms instead of 1 to 30).
+        mesh.tree.build(mesh.leafBoxes.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3), 1,
                         mesh.volume == BoundingVolume::Obb ? mesh.frame : MortonFrame{});
     } else if (restructure) {
         mesh.restructured.swap(mesh.pendingSubtrees);
@@ -309,6 +315,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         return;
     }
     m_queries.clear();
+    m_threads = m_treeTuner.threadsForNextUpdate();
     for (std::uint32_t q = 0; q < count; ++q) {
         const MeshPairQuery& query = queries[q];
         const bool self = query.meshA == query.meshB;
@@ -320,6 +327,9 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         }
         m_queries.push_back(BvttQuery{viewOf(query.meshA, !self), viewOf(query.meshB, !self), self});
     }
+    const double treeMs = m_stats.buildMs + m_stats.refitMs;
+    if (treeMs > 0) m_treeTuner.record(treeMs);
+    m_threads = m_queryTuner.threadsForNextUpdate();
     carryFrontsOver();
     const Clock::time_point start = Clock::now();
     if (m_traversal == NarrowTraversal::Descent) {
@@ -331,7 +341,12 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
         const bool keep = m_traversal == NarrowTraversal::Fronts;
         for (std::uint32_t q : m_order) {
             BvttFront& front = frontOf(queries[q]);
-            m_frontTraversal.run(m_queries[q], front, keep ? FrontRun::Update : FrontRun::Walk, m_threads, contacts);
+            // The reference front log (first query over fresh trees) is counted by the
+            // traversal itself: a leaf walk would otherwise walk every leaf a second time.
+            const bool logReference = front.quality.logStale && m_rebuildRatio > 0;
+            m_frontTraversal.run(m_queries[q], front, keep ? FrontRun::Update : FrontRun::Walk, m_threads, contacts,
+                                 logReference ? &front.referenceLog : nullptr);
+            if (logReference) front.quality.logStale = false;
             const FrontCounters& counters = m_frontTraversal.counters();
             m_stats.boxTests += counters.boxTests;
             m_stats.triangleTests += counters.triangleTests;
@@ -344,6 +359,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
     }
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
+    m_queryTuner.record(m_stats.traverseMs);
 }
 
 void TriangleMeshSet::carryFrontsOver() {
@@ -378,10 +394,6 @@ void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery&
         }
         log.record(other.nodeCount, front.entries, m_frontTraversal.candidates());
     };
-    if (front.quality.logStale && m_rebuildRatio > 0) {
-        recordLog(front.referenceLog);
-        front.quality.logStale = false;
-    }
     if (!degraded) {
         front.quality.restructured = false;
         return;

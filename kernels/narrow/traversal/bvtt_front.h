@@ -59,9 +59,11 @@ enum class FrontRun {
 class FrontTraversal {
 public:
     /// Updates `front` or walks anew (`mode`); appends the query's contacts to `contacts`,
-    /// sorted by (triangleA, triangleB).
+    /// sorted by (triangleA, triangleB). When `log` is not null, records in it the front log of
+    /// the front and candidates this run makes (a walk with boxes only counts them per node as it
+    /// goes, without keeping the entries).
     void run(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads,
-             std::vector<TriangleContact>& contacts);
+             std::vector<TriangleContact>& contacts, FrontLog* log = nullptr);
 
     /// Updates `front` or walks anew (`mode`) with boxes only and no exact tests: afterwards
     /// candidates() holds the overlapping leaf pairs, in front order (the contact query's
@@ -96,6 +98,8 @@ private:
         std::uint64_t triangleTests = 0;
         double testMs = 0;
         GroupWalkScratch groupWalk;
+        std::vector<std::uint32_t> entriesPerNode; ///< A walk's entries per node (when logging).
+        std::vector<std::uint32_t> hitsPerNode;    ///< A walk's candidates per node (when logging).
 
         /// Empties the lists and zeroes the counters (the scratch keeps its room).
         void reset() {
@@ -112,8 +116,9 @@ private:
     /// Makes m_threads hold `team` outputs and resets them.
     void resetThreads(int team);
     /// A FrontRun::Walk with boxes only: group walks of chunks of query leaves handed out to the
-    /// threads as they finish, each chunk's candidates tested at once; then the sort.
-    void walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts);
+    /// threads as they finish, each chunk's candidates tested at once; then the sort. Records
+    /// the walk's front log in `log` unless it is null.
+    void walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts, FrontLog* log);
     /// Appends the contacts of the threads' outputs to `contacts`, sorts them and returns how many
     /// were appended.
     std::size_t joinContacts(int team, std::uint32_t queryLeaves, std::vector<TriangleContact>& contacts);
@@ -128,6 +133,8 @@ private:
     std::vector<CacheLinePadded<ThreadOut>> m_threads;
     std::vector<FrontEntry> m_next;
     std::vector<FrontEntry> m_candidates;
+    std::vector<const std::uint32_t*> m_entryCounts; ///< Each thread's entries per node (a walk's log).
+    std::vector<const std::uint32_t*> m_hitCounts;   ///< Each thread's candidates per node (a walk's log).
     ContactSorter m_sorter;
     FrontCounters m_counters;
 };

@@ -168,15 +168,20 @@ bool FrontTraversal::begin(const BvttQuery& query, BvttFront& front, FrontRun mo
 }
 
 void FrontTraversal::run(const BvttQuery& query, BvttFront& front, FrontRun mode, int threads,
-                         std::vector<TriangleContact>& contacts) {
-    if (!begin(query, front, mode)) return;
+                         std::vector<TriangleContact>& contacts, FrontLog* log) {
+    if (!begin(query, front, mode)) {
+        if (log != nullptr) log->record(query.b.nodeCount, front.entries, m_candidates);
+        return;
+    }
     if (mode == FrontRun::Walk && query.a.obbs == nullptr && query.b.obbs == nullptr) {
         front.entries.clear();
         m_candidates.clear();
-        walkAndTest(query, threads, contacts);
+        walkAndTest(query, threads, contacts, log);
         return;
     }
-    traverse(query, front, m_counters.generated, mode == FrontRun::Update, threads);
+    traverse(query, front, m_counters.generated, mode == FrontRun::Update || log != nullptr, threads);
+    if (log != nullptr) log->record(query.b.nodeCount, front.entries, m_candidates);
+    if (mode == FrontRun::Walk) front.entries.clear();
     testCandidates(query, threads, contacts);
 }
 
@@ -198,7 +203,8 @@ std::vector<FrontEntry> walkedFrontOf(const FrontTree& query, const FrontTree& o
     return entries;
 }
 
-void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts) {
+void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vector<TriangleContact>& contacts,
+                                 FrontLog* log) {
     const FrontTree a = frontTreeOf(query.a), b = frontTreeOf(query.b);
     const bool self = query.self;
     const auto leaves = static_cast<std::int64_t>(a.leafCount);
@@ -209,12 +215,20 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
     {
         ThreadOut& out = m_threads[omp_get_thread_num()].value;
         GroupWalkOutput group{out.fronts, out.candidates, false};
+        if (log != nullptr) {
+            out.entriesPerNode.assign(b.nodeCount, 0);
+            out.hitsPerNode.assign(b.nodeCount, 0);
+            group.entriesPerNode = out.entriesPerNode.data();
+        }
         for (std::int64_t first = nextChunk.fetch_add(cChunkLeaves); first < leaves;
              first = nextChunk.fetch_add(cChunkLeaves)) {
             const std::int64_t last = std::min(leaves, first + cChunkLeaves);
             for (std::int64_t i = first; i < last; i += cWalkLanes) {
                 const auto count = static_cast<std::uint32_t>(std::min<std::int64_t>(cWalkLanes, last - i));
                 generateFrontGroup(a, b, self, static_cast<std::uint32_t>(i), count, out.groupWalk, group);
+            }
+            if (log != nullptr) {
+                for (const FrontEntry& candidate : out.candidates) ++out.hitsPerNode[candidate.node];
             }
             const Clock::time_point testStart = Clock::now();
             out.triangleTests += testCandidateRange(query, out.candidates.data(),
@@ -233,6 +247,15 @@ void FrontTraversal::walkAndTest(const BvttQuery& query, int threads, std::vecto
         m_counters.candidates += out.candidateCount;
         // The threads test side by side: their mean is the share of the wall time.
         m_counters.testMs += out.testMs / team;
+    }
+    if (log != nullptr) {
+        m_entryCounts.clear();
+        m_hitCounts.clear();
+        for (int t = 0; t < team; ++t) {
+            m_entryCounts.push_back(m_threads[t].value.entriesPerNode.data());
+            m_hitCounts.push_back(m_threads[t].value.hitsPerNode.data());
+        }
+        log->recordCounts(b.nodeCount, m_entryCounts.data(), m_hitCounts.data(), team);
     }
     const Clock::time_point sortStart = Clock::now();
     const std::size_t joined = joinContacts(team, a.leafCount, contacts);

@@ -44,6 +44,8 @@ struct GroupWalkOutput {
     bool keepFronts;                     ///< Else the entries are only counted.
     std::uint64_t boxTests = 0;          ///< Boxes tested, as the leaves' own walks count them.
     std::uint64_t frontEntries = 0;      ///< Front entries emitted.
+    /// When set, the entries are also counted per node of the other tree.
+    std::uint32_t* entriesPerNode = nullptr;
 };
 
 /// Generates the fronts of query leaves [first, first + count) (depth-first leaf indices,

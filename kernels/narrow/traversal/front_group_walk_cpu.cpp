@@ -103,6 +103,7 @@ void generateFrontGroup(const FrontTree& query, const FrontTree& other, bool sel
         const bool leafNode = isLeaf(node);
         const std::uint32_t stops = leafNode ? visited : visited & ~overlap;
         out.frontEntries += laneCount(stops);
+        if (out.entriesPerNode != nullptr) out.entriesPerNode[n] += laneCount(stops);
         if (out.keepFronts) {
             for (std::uint32_t bits = stops; bits != 0; bits &= bits - 1) {
                 const std::uint32_t i = lowestLane(bits);

@@ -103,6 +103,10 @@ struct FrontLog {
     /// Counts the entries of `front` and the overlapping leaf pairs `hits` (both: query leaf,
     /// node of the other tree) per node of a tree of `nodeCount` nodes.
     void record(std::uint32_t nodeCount, const std::vector<FrontEntry>& front, const std::vector<FrontEntry>& hits);
+    /// The same from counts already made per node: the sums over `parts` of entriesPerNode[p][n]
+    /// and hitsPerNode[p][n] (nodeCount each).
+    void recordCounts(std::uint32_t nodeCount, const std::uint32_t* const* entriesPerNode,
+                      const std::uint32_t* const* hitsPerNode, int parts);
     /// The view of the sums.
     FrontLogView view() const { return FrontLogView{entryOffsets.data(), hitOffsets.data()}; }
 };

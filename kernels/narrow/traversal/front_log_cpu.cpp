@@ -48,6 +48,22 @@ void FrontLog::record(std::uint32_t nodeCount, const std::vector<FrontEntry>& fr
     countPerNode(hits, nodeCount, hitOffsets);
 }
 
+void FrontLog::recordCounts(std::uint32_t nodeCount, const std::uint32_t* const* entriesPerNode,
+                            const std::uint32_t* const* hitsPerNode, int parts) {
+    entryOffsets.assign(static_cast<std::size_t>(nodeCount) + 1, 0);
+    hitOffsets.assign(static_cast<std::size_t>(nodeCount) + 1, 0);
+    for (int p = 0; p < parts; ++p) {
+        for (std::uint32_t n = 0; n < nodeCount; ++n) {
+            entryOffsets[n + 1] += entriesPerNode[p][n];
+            hitOffsets[n + 1] += hitsPerNode[p][n];
+        }
+    }
+    for (std::size_t n = 1; n <= nodeCount; ++n) {
+        entryOffsets[n] += entryOffsets[n - 1];
+        hitOffsets[n] += hitOffsets[n - 1];
+    }
+}
+
 void chooseSubtrees(const FrontTree& other, const FrontLog& current, const FrontLog& reference, double ratio,
                     std::vector<NodeRange>& out) {
     // In depth-first order an ancestor comes first: the first eligible node on a path starts a

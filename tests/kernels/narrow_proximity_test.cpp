@@ -556,9 +556,14 @@ TEST_CASE("Reduction keeps the deepest and spreads the rest", "[narrow][proximit
         const MeshPairQuery queries[] = {{0, 0}, {0, 1}};
         std::vector<ProximityContact> contacts, one, two;
         set.findProximity(queries, 2, ProximityOptions{0.01, false}, contacts);
-        reduceContactsPerPair(contacts, 4, one, 1);
-        reduceContactsPerPair(contacts, 4, two, 2);
+        ContactReducer reducer;
+        reducer.reduce(contacts, 4, one, 1);
+        reducer.reduce(contacts, 4, two, 2);
         REQUIRE(one.size() == 8);
+        std::vector<ProximityContact> again;
+        reducer.reduce(contacts, 4, again, 2); // reused buffers give the same result
+        REQUIRE(again.size() == one.size());
+        REQUIRE(std::memcmp(again.data(), one.data(), one.size() * sizeof(ProximityContact)) == 0);
         REQUIRE(std::memcmp(one.data(), two.data(), one.size() * sizeof(ProximityContact)) == 0);
         for (std::size_t i = 0; i < one.size(); ++i) REQUIRE(one[i].meshB == (i < 4 ? 0u : 1u));
     }

@@ -80,10 +80,21 @@ BULLETGPU_HD std::uint32_t reduceContacts(const ProximityContact* contacts, std:
     return keep;
 }
 
-/// Reduces `sorted` (contacts sorted by mesh pair, as the contact query returns them) to at most
-/// `maxPoints` contacts per mesh pair with reduceContacts, on up to `threads` OpenMP threads:
-/// writes them to `out` by mesh pair, each pair's in the order chosen (deepest first).
-void reduceContactsPerPair(const std::vector<ProximityContact>& sorted, std::uint32_t maxPoints,
-                           std::vector<ProximityContact>& out, int threads);
+/// Reduces the contact query's output to at most a few contacts per mesh pair on the CPU, with
+/// buffers kept from call to call, so that settled frames allocate nothing.
+class ContactReducer {
+public:
+    /// Reduces `sorted` (contacts sorted by mesh pair, as the contact query returns them) to at
+    /// most `maxPoints` contacts per mesh pair with reduceContacts, on up to `threads` OpenMP
+    /// threads (<= 0: OpenMP's default): writes them to `out` by mesh pair, each pair's in the
+    /// order chosen (deepest first).
+    void reduce(const std::vector<ProximityContact>& sorted, std::uint32_t maxPoints,
+                std::vector<ProximityContact>& out, int threads);
+
+private:
+    std::vector<std::size_t> m_starts;     ///< First contact of each mesh pair, then the end.
+    std::vector<std::uint32_t> m_kept;     ///< Contacts kept per mesh pair.
+    std::vector<ProximityContact> m_slots; ///< cMaxReducedContacts slots per mesh pair.
+};
 
 } // namespace bulletgpu

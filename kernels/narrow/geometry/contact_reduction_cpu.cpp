@@ -9,10 +9,11 @@
 
 namespace bulletgpu {
 
-void reduceContactsPerPair(const std::vector<ProximityContact>& sorted, std::uint32_t maxPoints,
-                           std::vector<ProximityContact>& out, int threads) {
+void ContactReducer::reduce(const std::vector<ProximityContact>& sorted, std::uint32_t maxPoints,
+                            std::vector<ProximityContact>& out, int threads) {
     const std::uint32_t keep = maxPoints < cMaxReducedContacts ? maxPoints : cMaxReducedContacts;
-    std::vector<std::size_t> starts;
+    std::vector<std::size_t>& starts = m_starts;
+    starts.clear();
     for (std::size_t i = 0; i < sorted.size(); ++i) {
         if (i == 0 || sorted[i].meshA != sorted[i - 1].meshA || sorted[i].meshB != sorted[i - 1].meshB) {
             starts.push_back(i);
@@ -20,8 +21,10 @@ void reduceContactsPerPair(const std::vector<ProximityContact>& sorted, std::uin
     }
     starts.push_back(sorted.size());
     const auto pairs = static_cast<std::int64_t>(starts.size() - 1);
-    std::vector<std::uint32_t> kept(static_cast<std::size_t>(pairs));
-    std::vector<ProximityContact> slots(static_cast<std::size_t>(pairs) * keep);
+    std::vector<std::uint32_t>& kept = m_kept;
+    std::vector<ProximityContact>& slots = m_slots;
+    kept.resize(static_cast<std::size_t>(pairs));
+    slots.resize(static_cast<std::size_t>(pairs) * keep);
 #pragma omp parallel for num_threads(threads > 0 ? threads : omp_get_max_threads())                                    \
     schedule(dynamic, 16) if (pairs >= 64)
     for (std::int64_t p = 0; p < pairs; ++p) {

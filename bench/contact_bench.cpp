@@ -60,13 +60,15 @@ struct Engine {
 
 /// The samples of one contender on one scene.
 struct Samples {
-    std::vector<double> firstMs;  ///< First query of a fresh set, build included (one per repeat).
-    std::vector<double> steadyMs; ///< Steady frames (setPositions and query).
-    std::vector<double> refitMs;  ///< Of each steady frame: boxes, grown boxes and tree refits.
-    std::vector<double> candMs;   ///< Of each steady frame: traversal collecting candidates.
-    std::vector<double> testMs;   ///< Of each steady frame: exact feature tests and sort.
-    std::uint64_t contacts = 0;   ///< Contacts of the last steady frame.
-    std::uint64_t candidates = 0; ///< Candidate triangle pairs of the last steady frame.
+    std::vector<double> firstMs;      ///< First query of a fresh set, build included (one per repeat).
+    std::vector<double> firstBuildMs; ///< Of each first query: what a steady frame does not do
+                                      ///< (mesh copy, features, tree build; btDbvt: features, inserts).
+    std::vector<double> steadyMs;     ///< Steady frames (setPositions and query).
+    std::vector<double> refitMs;      ///< Of each steady frame: boxes, grown boxes and tree refits.
+    std::vector<double> candMs;       ///< Of each steady frame: traversal collecting candidates.
+    std::vector<double> testMs;       ///< Of each steady frame: exact feature tests and sort.
+    std::uint64_t contacts = 0;       ///< Contacts of the last steady frame.
+    std::uint64_t candidates = 0;     ///< Candidate triangle pairs of the last steady frame.
 };
 
 /// The sorted contacts of each distinct frame that every contender must reproduce.
@@ -121,6 +123,7 @@ bool timeEngine(const std::vector<PlyMesh>& frames, double distance, const Engin
                                            f0.indices.data(), static_cast<std::uint32_t>(f0.indices.size() / 3));
     set.findSelfProximity(mesh, options, contacts);
     out.firstMs.push_back(millisecondsSince(start));
+    out.firstBuildMs.push_back(out.firstMs.back() - set.stats().refitMs - set.stats().traverseMs);
     if (!checkFrame(reference, 0, contacts, scene, engine.name)) return false;
     for (int step = 1; step <= cSteadyFrames; ++step) {
         const std::size_t f = step % frames.size();
@@ -279,6 +282,8 @@ bool timeDbvt(const std::vector<PlyMesh>& frames, double distance, Samples& one,
         if (step == 0) {
             one.firstMs.push_back(frame1Ms);
             two.firstMs.push_back(frame2Ms);
+            one.firstBuildMs.push_back(featuresMs + treeMs);
+            two.firstBuildMs.push_back(featuresMs + treeMs);
             continue;
         }
         for (Samples* s : {&one, &two}) {
@@ -327,12 +332,12 @@ void runScene(const char* scene, const std::vector<PlyMesh>& frames, int repeats
         const Samples& s = samples[i];
         const double first = bench::median(s.firstMs), steady = bench::median(s.steadyMs);
         const double steadyMin = minimum(s.steadyMs), firstMin = minimum(s.firstMs);
-        std::printf(
-            "%-13s %6zu %-16s %8.1f %8.1f %8.1f %8.1f %7.1f %7.1f %7.1f %8llu %9llu %6.2f %6.2f %6.2f %6.2f %5.1f\n",
-            scene, triangles, names[i].c_str(), first, firstMin, steady, steadyMin, bench::median(s.refitMs),
-            bench::median(s.candMs), bench::median(s.testMs), static_cast<unsigned long long>(s.contacts),
-            static_cast<unsigned long long>(s.candidates), dbvtSteady / steady, dbvtFirst / first, dbvt2Steady / steady,
-            dbvt2First / first, first / steady);
+        std::printf("%-13s %6zu %-16s %8.1f %8.1f %7.1f %8.1f %8.1f %7.1f %7.1f %7.1f %8llu %9llu %6.2f %6.2f %6.2f "
+                    "%6.2f %5.1f\n",
+                    scene, triangles, names[i].c_str(), first, firstMin, bench::median(s.firstBuildMs), steady,
+                    steadyMin, bench::median(s.refitMs), bench::median(s.candMs), bench::median(s.testMs),
+                    static_cast<unsigned long long>(s.contacts), static_cast<unsigned long long>(s.candidates),
+                    dbvtSteady / steady, dbvtFirst / first, dbvt2Steady / steady, dbvt2First / first, first / steady);
         rows.push_back({{"scene", scene},
                         {"triangles", triangles},
                         {"mean_edge", edge},
@@ -343,6 +348,7 @@ void runScene(const char* scene, const std::vector<PlyMesh>& frames, int repeats
                         {"first_ms", s.firstMs},
                         {"first_median_ms", first},
                         {"first_min_ms", firstMin},
+                        {"first_build_median_ms", bench::median(s.firstBuildMs)},
                         {"steady_ms", s.steadyMs},
                         {"steady_median_ms", steady},
                         {"steady_min_ms", steadyMin},
@@ -441,8 +447,8 @@ int main(int argc, char** argv) {
     std::printf("%s, %u logical cores, load %s, %s, commit %s\n", machine["cpuModel"].get<std::string>().c_str(),
                 std::thread::hardware_concurrency(), machine["loadAverageAtStart"].get<std::string>().c_str(),
                 machine["compiler"].get<std::string>().c_str(), machine["commit"].get<std::string>().c_str());
-    std::printf("%-13s %6s %-16s %8s %8s %8s %8s %7s %7s %7s %8s %9s %6s %6s %6s %6s %5s\n", "scene", "tris",
-                "contender", "first", "firstmin", "steady", "stdymin", "refit", "cands", "tests", "contacts",
+    std::printf("%-13s %6s %-16s %8s %8s %7s %8s %8s %7s %7s %7s %8s %9s %6s %6s %6s %6s %5s\n", "scene", "tris",
+                "contender", "first", "firstmin", "1st bld", "steady", "stdymin", "refit", "cands", "tests", "contacts",
                 "cand prs", "x st", "x 1st", "x2 st", "x2 1st", "1st/s");
     struct Scene {
         const char* name;
@@ -474,7 +480,9 @@ int main(int argc, char** argv) {
     std::printf("load at end %s\n", loadAverages().c_str());
     std::printf(
         "ms; first = first query of a fresh set (addMesh/features, build, grown tree, query), median and min over "
-        "repeats; steady = setPositions + query, median and min; refit, cands (traversal), tests (exact tests and "
+        "repeats; 1st bld: of it, what steady frames do not do (mesh copy, features, tree build; btDbvt: features, "
+        "inserts), median; steady = setPositions + query, median and min; refit, cands (traversal), tests (exact tests "
+        "and "
         "sort): steady medians; contacts, cand prs: last steady frame; x st / x 1st: btDbvt 1t over this row (steady "
         "median, first median); x2: the same against btDbvt with 2-thread preparation and tests; 1st/s: first over "
         "steady median\n");

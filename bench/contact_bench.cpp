@@ -405,8 +405,9 @@ std::string commandLine(const std::string& command) {
     return line;
 }
 
-/// What the numbers were measured on: processor, threads, compiler, Bullet and the source commit
-/// (read from the source tree with git at run time; "-dirty" when it has uncommitted changes).
+/// What the numbers were measured on: processor, threads, OMP_WAIT_POLICY, compiler, Bullet and
+/// the source commit (read from the source tree with git at run time; "-dirty" when it has
+/// uncommitted changes).
 json machineInfo() {
     char date[32];
     const std::time_t now = std::time(nullptr);
@@ -431,6 +432,7 @@ json machineInfo() {
             {"bulletVersion", btGetVersion()},
             {"btUseDoublePrecision", sizeof(btScalar) == sizeof(double)},
             {"commit", commit},
+            {"ompWaitPolicy", std::getenv("OMP_WAIT_POLICY") != nullptr ? std::getenv("OMP_WAIT_POLICY") : "unset"},
             {"date", date}};
 }
 

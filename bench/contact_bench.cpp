@@ -183,6 +183,11 @@ btDbvtVolume volumeOf(const FloatBox& b) {
     return btDbvtVolume::FromMM(btVector3(b.lo[0], b.lo[1], b.lo[2]), btVector3(b.hi[0], b.hi[1], b.hi[2]));
 }
 
+/// One thread's contacts, on cache lines of its own (as the engine keeps them).
+struct alignas(64) ThreadContacts {
+    std::vector<ProximityContact> contacts; ///< Contacts the thread found.
+};
+
 /// An emit functor appending to a vector.
 struct AppendContact {
     std::vector<ProximityContact>& out; ///< Where the contacts go.
@@ -193,7 +198,7 @@ struct AppendContact {
 /// engine splits its candidates), the parts joined and sorted as the engine sorts.
 void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatures& features,
                 const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, double distance, int threads,
-                std::vector<std::vector<ProximityContact>>& parts, std::vector<ProximityContact>& contacts) {
+                std::vector<ThreadContacts>& parts, std::vector<ProximityContact>& contacts) {
     const ProximityMeshView view{
         TriangleSource{frame.corners.data(), mesh.positions.data(), mesh.indices.data(), nullptr, frame.planes.data()},
         mesh.indices.data(),
@@ -206,7 +211,7 @@ void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatu
 #pragma omp parallel num_threads(threads)
     {
         const int t = omp_get_thread_num(), size = omp_get_num_threads();
-        std::vector<ProximityContact>& out = parts[t];
+        std::vector<ProximityContact>& out = parts[t].contacts;
         out.clear();
         AppendContact emit{out};
         const std::int64_t lo = count * t / size, hi = count * (t + 1) / size;
@@ -214,7 +219,8 @@ void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatu
             candidateProximity(view, pairs[i].first, view, pairs[i].second, true, distance, emit);
     }
     contacts.clear();
-    for (int t = 0; t < threads; ++t) contacts.insert(contacts.end(), parts[t].begin(), parts[t].end());
+    for (int t = 0; t < threads; ++t)
+        contacts.insert(contacts.end(), parts[t].contacts.begin(), parts[t].contacts.end());
     std::sort(contacts.begin(), contacts.end(), proximityBefore);
 }
 
@@ -229,7 +235,7 @@ bool timeDbvt(const std::vector<PlyMesh>& frames, double distance, Samples& one,
     PreparedFrame frame;
     MeshFeatures features;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> pairs;
-    std::vector<std::vector<ProximityContact>> parts;
+    std::vector<ThreadContacts> parts;
     std::vector<ProximityContact> contacts;
     const PlyMesh& f0 = frames[0];
     const auto triangles = static_cast<std::uint32_t>(f0.indices.size() / 3);

@@ -15,7 +15,7 @@
 // Usage: bulletgpu-bench-contact [data dir] [repeats] [json file] [scenes, comma-separated]
 #include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
-#include "kernels/narrow/engine/triangle_mesh_set.h"
+#include <bulletgpu/TriangleMeshSet.h>
 #include "kernels/narrow/geometry/candidate_proximity.h"
 #include "kernels/narrow/geometry/proximity_bounds.h"
 #include "tests/support/mesh_generators.h"

@@ -23,7 +23,7 @@
 #include "kernels/narrow/traversal/bvtt_front_ops.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
-#include "kernels/narrow/engine/triangle_mesh_set.h"
+#include <bulletgpu/TriangleMeshSet.h>
 
 #include <BulletCollision/BroadphaseCollision/btDbvt.h>
 

@@ -2,7 +2,7 @@
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-install(TARGETS BulletGpu bulletgpu_adapter bulletgpu_kernels EXPORT BulletGpuTargets
+install(TARGETS BulletGpu bulletgpu_adapter bulletgpu_narrow bulletgpu_kernels EXPORT BulletGpuTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -84,7 +84,8 @@ struct TwinSets {
         REQUIRE(cpu.stats().leavesRestructured == cuda.stats().leavesRestructured);
         for (const MeshPairQuery& q : queries) {
             for (std::uint32_t mesh : {q.meshA, q.meshB}) {
-                const TreeSnapshot x = cpu.treeSnapshot(mesh), y = cuda.treeSnapshot(mesh);
+                const TreeSnapshot x = detail::implOf(cpu).treeSnapshot(mesh),
+                                   y = detail::implOf(cuda).treeSnapshot(mesh);
                 REQUIRE(sameBytes(x.nodes, y.nodes));
                 REQUIRE(sameBytes(x.escape, y.escape));
                 REQUIRE(sameBytes(x.leaves, y.leaves));

@@ -3,7 +3,7 @@
 // box-culled oracle, frame by frame, and a refit from one frame to the next. Skipped with a
 // message when the data folder is absent.
 #include "tests/support/ply_mesh.h"
-#include "kernels/narrow/engine/triangle_mesh_set.h"
+#include <bulletgpu/TriangleMeshSet.h>
 #include "kernels/reference/brute_force_triangles.h"
 
 #include <catch2/catch.hpp>

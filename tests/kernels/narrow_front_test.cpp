@@ -100,7 +100,8 @@ struct ThreeWays {
         REQUIRE(sameContacts(a, b));
         REQUIRE(sameContacts(a, c));
         for (const MeshPairQuery& q : queries)
-            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.walkedFront(q.meshA, q.meshB)));
+            REQUIRE(sameFront(detail::implOf(fronts).front(q.meshA, q.meshB),
+                              detail::implOf(walk).walkedFront(q.meshA, q.meshB)));
         REQUIRE(fronts.stats().frontEntries == walk.stats().frontEntries);
         return a;
     }
@@ -196,7 +197,7 @@ TEST_CASE("Degraded fronts rebuild the deformed trees; contacts still equal brut
         // The kept front and the walk's fresh one measure the same trees, so they rebuild together.
         REQUIRE(fronts.stats().rebuilt == walk.stats().rebuilt);
         REQUIRE(fronts.stats().rebuildsScheduled == walk.stats().rebuildsScheduled);
-        REQUIRE(sameFront(fronts.front(0, 0), walk.walkedFront(0, 0)));
+        REQUIRE(sameFront(detail::implOf(fronts).front(0, 0), detail::implOf(walk).walkedFront(0, 0)));
         REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || fronts.stats().rebuilt > 0 ? 1u : 0u));
         REQUIRE(fronts.stats().worstQualityRatio < 2 * cDefaultRebuildRatio);
         REQUIRE(never.stats().rebuilt == (frame == 0 ? 1u : 0u));
@@ -243,10 +244,11 @@ TEST_CASE("Degraded subtrees are restructured in place and the fronts carried ov
         REQUIRE(fronts.stats().subtreesRestructured == walk.stats().subtreesRestructured);
         REQUIRE(fronts.stats().leavesRestructured == walk.stats().leavesRestructured);
         REQUIRE(fronts.stats().rebuilt == walk.stats().rebuilt);
-        REQUIRE(fronts.treeSnapshot(0).nodes.size() == walk.treeSnapshot(0).nodes.size());
+        REQUIRE(detail::implOf(fronts).treeSnapshot(0).nodes.size() ==
+                detail::implOf(walk).treeSnapshot(0).nodes.size());
         // A restructuring carries the front over: it is updated, not generated anew.
         REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || fronts.stats().rebuilt > 0 ? 1u : 0u));
-        REQUIRE(sameFront(fronts.front(0, 0), walk.walkedFront(0, 0)));
+        REQUIRE(sameFront(detail::implOf(fronts).front(0, 0), detail::implOf(walk).walkedFront(0, 0)));
         REQUIRE(sameContacts(a, b));
         REQUIRE(sameContacts(a, c));
         if (frame % 20 == 0) REQUIRE(sameContacts(a, bruteForceContacts(oracleOf(soup, 0), nullptr)));
@@ -298,7 +300,8 @@ TEST_CASE("Fronts between meshes are carried over when either mesh is restructur
         REQUIRE(fronts.stats().subtreesRestructured == walk.stats().subtreesRestructured);
         REQUIRE(sameContacts(a, b));
         for (const MeshPairQuery& q : queries)
-            REQUIRE(sameFront(fronts.front(q.meshA, q.meshB), walk.walkedFront(q.meshA, q.meshB)));
+            REQUIRE(sameFront(detail::implOf(fronts).front(q.meshA, q.meshB),
+                              detail::implOf(walk).walkedFront(q.meshA, q.meshB)));
         if (frame % 20 == 0) {
             const OracleMesh x = oracleOf(first, 0), y = oracleOf(second, 1);
             std::vector<TriangleContact> oracle = bruteForceContacts(x, nullptr);
@@ -532,9 +535,9 @@ TEST_CASE("The leaf walk counts the reference front log that the kept front reco
     fronts.findContacts(queries.data(), 3, kept);
     REQUIRE(sameContacts(walked, kept));
     for (const MeshPairQuery& q : queries) {
-        const FrontLog& counted = walk.front(q.meshA, q.meshB)->referenceLog;
-        const FrontLog& recorded = fronts.front(q.meshA, q.meshB)->referenceLog;
-        REQUIRE(counted.entryOffsets.size() == walk.tree(q.meshB).nodes().size() + 1);
+        const FrontLog& counted = detail::implOf(walk).front(q.meshA, q.meshB)->referenceLog;
+        const FrontLog& recorded = detail::implOf(fronts).front(q.meshA, q.meshB)->referenceLog;
+        REQUIRE(counted.entryOffsets.size() == detail::implOf(walk).tree(q.meshB).nodes().size() + 1);
         REQUIRE(counted.entryOffsets.back() > 0);
         REQUIRE(counted.entryOffsets == recorded.entryOffsets);
         REQUIRE(counted.hitOffsets == recorded.hitOffsets);
@@ -558,8 +561,8 @@ TEST_CASE("Fronts handle empty, one-triangle and disjoint meshes", "[narrow][fro
         for (const auto& part : parts) expected.insert(expected.end(), part.begin(), part.end());
         REQUIRE(sameContacts(contacts, expected));
     }
-    REQUIRE(sets.fronts.front(e, e)->entries.empty());
-    REQUIRE(sets.fronts.front(o, o)->entries.empty());
+    REQUIRE(detail::implOf(sets.fronts).front(e, e)->entries.empty());
+    REQUIRE(detail::implOf(sets.fronts).front(o, o)->entries.empty());
 }
 
 TEST_CASE("The narrow phase picks its backend like the broad phase", "[narrow][api]") {

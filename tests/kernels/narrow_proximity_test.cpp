@@ -364,7 +364,8 @@ TEST_CASE("Contact query over frames: kept fronts equal a fresh walk and the ora
         REQUIRE(fronts.stats().frontsGenerated == (frame == 0 || frame == 5 ? 2u : 0u));
         REQUIRE(sameContacts(a, b));
         for (const MeshPairQuery& q : queries)
-            REQUIRE(sameFront(fronts.proximityFront(q.meshA, q.meshB), walk.walkedProximityFront(q.meshA, q.meshB)));
+            REQUIRE(sameFront(detail::implOf(fronts).proximityFront(q.meshA, q.meshB),
+                              detail::implOf(walk).walkedProximityFront(q.meshA, q.meshB)));
         std::vector<ProximityContact> expected = oracleProximity(oracleOf(cloth, 0), nullptr, d, false, true);
         const std::vector<ProximityContact> pair = oracleProximity(
             oracleOf(cloth, 0), std::vector<ProximityOracleMesh>{oracleOf(torus, 1, torusMove)}.data(), d, false, true);
@@ -450,7 +451,8 @@ TEST_CASE("Contact-query fronts follow trees restructured by the intersection qu
         INFO("frame " << frame);
         REQUIRE(fronts.validate().empty());
         REQUIRE(sameContacts(a, b));
-        REQUIRE(sameFront(fronts.proximityFront(0, 0), fronts.walkedProximityFront(0, 0)));
+        REQUIRE(
+            sameFront(detail::implOf(fronts).proximityFront(0, 0), detail::implOf(fronts).walkedProximityFront(0, 0)));
         if (frame % 10 == 0) REQUIRE(sameContacts(a, oracleProximity(oracleOf(soup, 0), nullptr, d, false, false)));
     }
     REQUIRE(restructured > 0);

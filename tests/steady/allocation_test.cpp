@@ -9,7 +9,7 @@
 
 #include "kernels/chain/sphere_chain.h"
 #include "tests/support/mesh_generators.h"
-#include "kernels/narrow/engine/triangle_mesh_set.h"
+#include <bulletgpu/TriangleMeshSet.h>
 
 #include <LinearMath/btAlignedAllocator.h>
 

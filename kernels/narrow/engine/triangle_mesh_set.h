@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bulletgpu/Backend.h>
+#include <bulletgpu/TriangleMeshSet.h>
 
 #include "kernels/common/thread_tuner.h"
 #include "kernels/narrow/traversal/bvtt_front.h"
@@ -17,58 +18,12 @@
 #include <string>
 #include <vector>
 
-/// The narrow-phase engine's owner object: triangle meshes, their hierarchies and the queries
-/// for intersecting triangle pairs (after Lauterbach, Mo and Manocha, "gProximity", 2010).
+/// What stands behind bulletgpu::TriangleMeshSet (<bulletgpu/TriangleMeshSet.h>): the meshes,
+/// their trees and fronts, the host policy (when to build, refit, restructure, regenerate
+/// fronts) and, on the CUDA backend, the device engine. Internal: the project's tests reach it
+/// through detail::implOf.
 
 namespace bulletgpu {
-
-/// How a query walks the bounding-volume test tree.
-enum class NarrowTraversal {
-    Descent,  ///< Both trees descended together from the roots, one stack per task (gProximity 4.1).
-    LeafWalk, ///< Every leaf walks the other tree stacklessly, anew each query (Wang/Tang 2.2).
-    Fronts,   ///< The leaf walks' fronts are kept and updated by sprouting and pruning (Wang/Tang 2-3).
-};
-
-/// The bounding volumes of a mesh's tree.
-enum class BoundingVolume {
-    Aabb, ///< Axis-aligned float boxes (cheapest to refit and test).
-    Obb,  ///< Boxes and oriented boxes (obb_ops.h): two nodes are disjoint when either pair is.
-};
-
-/// Counters and timings of the last query.
-struct NarrowStats {
-    std::uint32_t rebuilt = 0;               ///< Trees built (first use, rebuild requested).
-    std::uint32_t refitted = 0;              ///< Trees refitted (positions or transform changed).
-    double buildMs = 0;                      ///< Building trees and restructuring subtrees.
-    double refitMs = 0;                      ///< Refitting trees (world-frame copies and the contact
-                                             ///< query's grown trees included).
-    double traverseMs = 0;                   ///< Traversal, exact tests and sorting.
-    double testMs = 0;                       ///< The exact tests and sorting alone (LeafWalk, Fronts).
-    std::uint64_t boxTests = 0;              ///< Node pairs compared (backends differ: the CPU's
-                                             ///< front update skips entries below a pruned subtree).
-    std::uint64_t triangleTests = 0;         ///< Triangle pairs given to the exact test.
-    std::uint64_t contacts = 0;              ///< Intersecting pairs reported.
-    std::uint64_t frontEntries = 0;          ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
-    std::uint32_t frontsGenerated = 0;       ///< Fronts generated anew rather than updated.
-    std::uint32_t rebuildsScheduled = 0;     ///< Meshes whose degraded trees the next query rebuilds.
-    std::uint32_t restructuresScheduled = 0; ///< Degraded subtrees the next query rebuilds in place.
-    std::uint32_t subtreesRestructured = 0;  ///< Subtrees rebuilt in place before this query.
-    std::uint64_t leavesRestructured = 0;    ///< Leaves of those subtrees.
-    double worstQualityRatio = 1;            ///< Largest front measure over its reference (front_quality.h).
-};
-
-/// One request of a batch: meshA against meshB, or meshA against itself when they are equal.
-struct MeshPairQuery {
-    std::uint32_t meshA; ///< First mesh.
-    std::uint32_t meshB; ///< Second mesh; meshA for self-collision.
-};
-
-/// The contact query's parameters.
-struct ProximityOptions {
-    double distance = 0;        ///< Report feature pairs within this distance (finite, >= 0).
-    bool excludeWelded = false; ///< Self queries also skip features whose vertices are welded
-                                ///< (equal positions, weldVertices), as along a mesh's seams.
-};
 
 /// A copy of one mesh's tree (topology and boxes in the mesh's own frame).
 struct TreeSnapshot {
@@ -120,29 +75,22 @@ std::unique_ptr<NarrowDeviceEngine> createCudaNarrowEngine(int device);
 
 } // namespace detail
 
-/// Triangle meshes and every pair of intersecting triangles within a mesh or between meshes.
-///
-/// A pair is reported when trianglesIntersect (triangle_intersection.h), exact for the double
-/// corners it is given, says the closed triangles meet. Self-collision reads the mesh's float
-/// positions as they are and skips pairs that share a vertex index. A pair of meshes reads each
-/// mesh's positions moved by its transform in double (transformPoint), or as they are when it
-/// has none. Positions changed with setPositions refit the mesh's tree at the next query;
-/// requestRebuild builds it anew. Buffers are reused once sizes settle.
-class TriangleMeshSet {
+/// The engine of a TriangleMeshSet (see the public header for the queries' contract).
+class TriangleMeshSetImpl {
 public:
     /// A set whose queries run on up to `threads` OpenMP threads (<= 0: OpenMP's default). Every
     /// ThreadTuner::cProbePeriod queries the tree updates and the traversal each run once on one
     /// thread and once on the team, and the faster of the two is used until the next probe: a
     /// team that shares its cores with other programs can be many times slower than one thread.
-    explicit TriangleMeshSet(int threads = 0);
+    explicit TriangleMeshSetImpl(int threads = 0);
     /// A set on `backend`: `threadsOrDevice` is the most OpenMP threads for Cpu (<= 0: default)
     /// or the device for Cuda. Auto picks CUDA when a device is usable. Cuda throws
     /// std::runtime_error saying why when no device is usable. The CUDA backend always walks
     /// leaves (Descent runs as LeafWalk) and gives the same contacts, bit for bit.
-    TriangleMeshSet(Backend backend, int threadsOrDevice);
-    ~TriangleMeshSet();
-    TriangleMeshSet(const TriangleMeshSet&) = delete;
-    TriangleMeshSet& operator=(const TriangleMeshSet&) = delete;
+    TriangleMeshSetImpl(Backend backend, int threadsOrDevice);
+    ~TriangleMeshSetImpl();
+    TriangleMeshSetImpl(const TriangleMeshSetImpl&) = delete;
+    TriangleMeshSetImpl& operator=(const TriangleMeshSetImpl&) = delete;
 
     /// The backend in use (Cpu or Cuda).
     Backend backend() const { return m_device ? Backend::Cuda : Backend::Cpu; }
@@ -273,11 +221,11 @@ private:
         Lbvh tree;
         std::vector<FloatBox> leafBoxes;      ///< Own frame.
         std::vector<FloatBox> worldLeafBoxes; ///< Transformed (only with a transform).
-        std::vector<Triangle3d> corners;       ///< Each triangle's corners in double, own frame.
-        std::vector<Triangle3d> worldCorners;  ///< Transformed (only with a transform).
-        std::vector<PlaneMinors> planes;       ///< Plane minors of each triangle's corners.
-        std::vector<PlaneMinors> worldPlanes;  ///< Of the transformed corners.
-        std::vector<LbvhNode> worldNodes;      ///< Tree with transformed boxes.
+        std::vector<Triangle3d> corners;      ///< Each triangle's corners in double, own frame.
+        std::vector<Triangle3d> worldCorners; ///< Transformed (only with a transform).
+        std::vector<PlaneMinors> planes;      ///< Plane minors of each triangle's corners.
+        std::vector<PlaneMinors> worldPlanes; ///< Of the transformed corners.
+        std::vector<LbvhNode> worldNodes;     ///< Tree with transformed boxes.
         BoundingVolume volume = BoundingVolume::Aabb;
         MortonFrame frame;                ///< The principal frame while rigid (for builds with OBBs).
         std::vector<NarrowObb> obbs;      ///< Own frame, one per node (Obb only).
@@ -293,7 +241,7 @@ private:
         MeshFeatures features;                  ///< Edges and ownership (at the first contact query).
         bool featuresBuilt = false;             ///< `features` is current.
         std::vector<std::uint32_t> weld;        ///< Canonical vertices (contact queries with welds).
-        std::vector<FloatBox> grownBoxes[2];   ///< Leaf boxes grown for the contact query (own, world frame).
+        std::vector<FloatBox> grownBoxes[2];    ///< Leaf boxes grown for the contact query (own, world frame).
         std::vector<LbvhNode> grownNodes[2];    ///< The tree over them (own, world frame).
         std::uint64_t grownBatch[2] = {0, 0};   ///< The contact query batch they were grown for.
     };

@@ -49,11 +49,11 @@ void checkFinite(const float* positions, std::size_t count) {
 
 } // namespace
 
-TriangleMeshSet::TriangleMeshSet(int threads)
+TriangleMeshSetImpl::TriangleMeshSetImpl(int threads)
     : m_threads(threads > 0 ? threads : omp_get_max_threads()), m_maxThreads(m_threads), m_treeTuner(m_threads),
       m_queryTuner(m_threads) {}
 
-TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
+TriangleMeshSetImpl::TriangleMeshSetImpl(Backend backend, int threadsOrDevice)
     : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()),
       m_maxThreads(m_threads), m_treeTuner(m_threads), m_queryTuner(m_threads) {
     if (backend == Backend::Auto) backend = probeCudaDevice(0).usable ? Backend::Cuda : Backend::Cpu;
@@ -63,13 +63,13 @@ TriangleMeshSet::TriangleMeshSet(Backend backend, int threadsOrDevice)
     }
 }
 
-TriangleMeshSet::~TriangleMeshSet() = default;
+TriangleMeshSetImpl::~TriangleMeshSetImpl() = default;
 
-std::string TriangleMeshSet::description() const {
+std::string TriangleMeshSetImpl::description() const {
     return m_device ? m_device->description() : "CPU backend on " + std::to_string(m_maxThreads) + " OpenMP threads";
 }
 
-TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
+TreeSnapshot TriangleMeshSetImpl::treeSnapshot(std::uint32_t mesh) const {
     checkMesh(mesh);
     if (m_device) return m_device->tree(mesh);
     const Lbvh& tree = m_meshes[mesh].tree;
@@ -78,13 +78,13 @@ TreeSnapshot TriangleMeshSet::treeSnapshot(std::uint32_t mesh) const {
                         oriented ? m_meshes[mesh].obbs : std::vector<NarrowObb>{}};
 }
 
-void TriangleMeshSet::resetFronts() {
+void TriangleMeshSetImpl::resetFronts() {
     m_fronts.clear();
     m_proximityFronts.clear();
     if (m_device) m_device->resetFronts();
 }
 
-std::uint32_t TriangleMeshSet::addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
+std::uint32_t TriangleMeshSetImpl::addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
                                        std::uint32_t triangleCount) {
     if (triangleCount >= (cLeafFlag >> 1)) throw std::invalid_argument("bulletgpu: a mesh holds under 2^30 triangles");
     if ((vertexCount > 0 && positions == nullptr) || (triangleCount > 0 && indices == nullptr)) {
@@ -103,11 +103,11 @@ std::uint32_t TriangleMeshSet::addMesh(const float* positions, std::uint32_t ver
     return meshCount() - 1;
 }
 
-void TriangleMeshSet::checkMesh(std::uint32_t mesh) const {
+void TriangleMeshSetImpl::checkMesh(std::uint32_t mesh) const {
     if (mesh >= meshCount()) throw std::invalid_argument("bulletgpu: unknown mesh " + std::to_string(mesh));
 }
 
-void TriangleMeshSet::setPositions(std::uint32_t index, const float* positions) {
+void TriangleMeshSetImpl::setPositions(std::uint32_t index, const float* positions) {
     checkMesh(index);
     Mesh& mesh = m_meshes[index];
     if (!mesh.positions.empty() && positions == nullptr)
@@ -120,7 +120,7 @@ void TriangleMeshSet::setPositions(std::uint32_t index, const float* positions) 
     if (m_device) m_device->setPositions(index, positions);
 }
 
-void TriangleMeshSet::setTransform(std::uint32_t index, const double* transform) {
+void TriangleMeshSetImpl::setTransform(std::uint32_t index, const double* transform) {
     checkMesh(index);
     if (transform != nullptr && !std::all_of(transform, transform + 12, [](double x) { return std::isfinite(x); })) {
         throw std::invalid_argument("bulletgpu: a mesh transform must be finite");
@@ -132,20 +132,20 @@ void TriangleMeshSet::setTransform(std::uint32_t index, const double* transform)
     if (m_device) m_device->setTransform(index, transform);
 }
 
-void TriangleMeshSet::requestRebuild(std::uint32_t index) {
+void TriangleMeshSetImpl::requestRebuild(std::uint32_t index) {
     checkMesh(index);
     m_meshes[index].needsBuild = true;
     if (m_device) m_device->requestRebuild(index);
 }
 
-void TriangleMeshSet::clear() {
+void TriangleMeshSetImpl::clear() {
     m_meshes.clear();
     m_fronts.clear();
     m_proximityFronts.clear();
     if (m_device) m_device->clear();
 }
 
-void TriangleMeshSet::setBoundingVolume(std::uint32_t index, BoundingVolume volume) {
+void TriangleMeshSetImpl::setBoundingVolume(std::uint32_t index, BoundingVolume volume) {
     checkMesh(index);
     Mesh& mesh = m_meshes[index];
     if (mesh.volume == volume) return;
@@ -157,40 +157,40 @@ void TriangleMeshSet::setBoundingVolume(std::uint32_t index, BoundingVolume volu
     if (m_device) m_device->setBoundingVolume(index, volume);
 }
 
-BoundingVolume TriangleMeshSet::boundingVolume(std::uint32_t index) const {
+BoundingVolume TriangleMeshSetImpl::boundingVolume(std::uint32_t index) const {
     checkMesh(index);
     return m_meshes[index].volume;
 }
 
-void TriangleMeshSet::setRebuildRatio(double ratio) {
+void TriangleMeshSetImpl::setRebuildRatio(double ratio) {
     if (!(ratio == 0 || ratio > 1)) throw std::invalid_argument("bulletgpu: the rebuild ratio is 0 or above 1");
     m_rebuildRatio = ratio;
     if (m_device) m_device->setRebuildRatio(ratio);
 }
 
-void TriangleMeshSet::setRestructuring(bool restructure) {
+void TriangleMeshSetImpl::setRestructuring(bool restructure) {
     m_restructuring = restructure;
     if (m_device) m_device->setRestructuring(restructure);
 }
 
-void TriangleMeshSet::setTraversal(NarrowTraversal traversal) {
+void TriangleMeshSetImpl::setTraversal(NarrowTraversal traversal) {
     m_traversal = traversal;
     resetFronts();
 }
 
-const BvttFront* TriangleMeshSet::front(std::uint32_t meshA, std::uint32_t meshB) const {
+const BvttFront* TriangleMeshSetImpl::front(std::uint32_t meshA, std::uint32_t meshB) const {
     const auto found = m_fronts.find(static_cast<std::uint64_t>(meshA) << 32 | meshB);
     return found == m_fronts.end() ? nullptr : &found->second;
 }
 
-std::vector<FrontEntry> TriangleMeshSet::walkedFront(std::uint32_t meshA, std::uint32_t meshB) const {
+std::vector<FrontEntry> TriangleMeshSetImpl::walkedFront(std::uint32_t meshA, std::uint32_t meshB) const {
     checkMesh(meshA);
     checkMesh(meshB);
     const bool self = meshA == meshB;
     return walkedFrontOf(frontTreeOf(viewOf(meshA, !self)), frontTreeOf(viewOf(meshB, !self)), self);
 }
 
-BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
+BvttFront& TriangleMeshSetImpl::frontOf(const MeshPairQuery& query) {
     BvttFront& front = m_fronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
     const std::uint64_t buildA = m_meshes[query.meshA].tree.buildCount();
     const std::uint64_t buildB = m_meshes[query.meshB].tree.buildCount();
@@ -203,7 +203,7 @@ BvttFront& TriangleMeshSet::frontOf(const MeshPairQuery& query) {
     return front;
 }
 
-void TriangleMeshSet::updateTree(Mesh& mesh) {
+void TriangleMeshSetImpl::updateTree(Mesh& mesh) {
     const bool build = mesh.needsBuild, moved = mesh.positionsChanged;
     const bool restructure = !build && !mesh.pendingSubtrees.empty();
     if (!build && !moved && !mesh.volumeChanged && !restructure) return;
@@ -253,7 +253,7 @@ void TriangleMeshSet::updateTree(Mesh& mesh) {
 #endif
 }
 
-void TriangleMeshSet::updateWorldTree(Mesh& mesh) {
+void TriangleMeshSetImpl::updateWorldTree(Mesh& mesh) {
     if (!mesh.hasTransform || !mesh.worldStale) return;
     const Clock::time_point start = Clock::now();
     computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, mesh.worldCorners,
@@ -269,7 +269,7 @@ void TriangleMeshSet::updateWorldTree(Mesh& mesh) {
 #endif
 }
 
-MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
+MeshView TriangleMeshSetImpl::viewOf(std::uint32_t index, bool world) const {
     const Mesh& mesh = m_meshes[index];
     const bool moved = world && mesh.hasTransform;
     const std::vector<LbvhNode>& nodes = moved ? mesh.worldNodes : mesh.tree.nodes();
@@ -291,7 +291,7 @@ MeshView TriangleMeshSet::viewOf(std::uint32_t index, bool world) const {
                     planes.empty() ? nullptr : planes.data()};
 }
 
-void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t count,
+void TriangleMeshSetImpl::findContacts(const MeshPairQuery* queries, std::uint32_t count,
                                    std::vector<TriangleContact>& contacts) {
     m_stats = NarrowStats{};
     for (std::uint32_t q = 0; q < count; ++q) {
@@ -362,7 +362,7 @@ void TriangleMeshSet::findContacts(const MeshPairQuery* queries, std::uint32_t c
     m_queryTuner.record(m_stats.traverseMs);
 }
 
-void TriangleMeshSet::carryFrontsOver() {
+void TriangleMeshSetImpl::carryFrontsOver() {
     for (auto& [key, front] : m_fronts) {
         const auto meshA = static_cast<std::uint32_t>(key >> 32), meshB = static_cast<std::uint32_t>(key);
         Mesh& a = m_meshes[meshA];
@@ -380,7 +380,7 @@ void TriangleMeshSet::carryFrontsOver() {
     for (Mesh& mesh : m_meshes) mesh.restructured.clear();
 }
 
-void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
+void TriangleMeshSetImpl::recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
                                     const FrontCounters& counters) {
     const std::uint32_t leaves = m_meshes[query.meshA].tree.leafCount();
     const bool degraded =
@@ -414,19 +414,19 @@ void TriangleMeshSet::recordQuality(const MeshPairQuery& query, const BvttQuery&
     }
 }
 
-void TriangleMeshSet::findSelfContacts(std::uint32_t mesh, std::vector<TriangleContact>& contacts) {
+void TriangleMeshSetImpl::findSelfContacts(std::uint32_t mesh, std::vector<TriangleContact>& contacts) {
     const MeshPairQuery query{mesh, mesh};
     findContacts(&query, 1, contacts);
 }
 
-void TriangleMeshSet::findPairContacts(std::uint32_t meshA, std::uint32_t meshB,
+void TriangleMeshSetImpl::findPairContacts(std::uint32_t meshA, std::uint32_t meshB,
                                        std::vector<TriangleContact>& contacts) {
     if (meshA == meshB) throw std::invalid_argument("bulletgpu: findPairContacts needs two different meshes");
     const MeshPairQuery query{meshA, meshB};
     findContacts(&query, 1, contacts);
 }
 
-std::string TriangleMeshSet::validateObbsOf(const Mesh& mesh) const {
+std::string TriangleMeshSetImpl::validateObbsOf(const Mesh& mesh) const {
     std::string why = mesh.tree.validateObbs(mesh.obbs, mesh.corners.data());
     if (why.empty() && mesh.hasTransform && !mesh.worldStale) {
         why = mesh.tree.validateObbs(mesh.worldObbs, mesh.worldCorners.data());
@@ -435,7 +435,7 @@ std::string TriangleMeshSet::validateObbsOf(const Mesh& mesh) const {
     return why;
 }
 
-std::string TriangleMeshSet::validate() const {
+std::string TriangleMeshSetImpl::validate() const {
     for (std::uint32_t m = 0; m < meshCount(); ++m) {
         const Mesh& mesh = m_meshes[m];
         if (mesh.needsBuild) continue;

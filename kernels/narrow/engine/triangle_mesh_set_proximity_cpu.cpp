@@ -35,11 +35,11 @@ struct AppendTo {
 
 } // namespace
 
-std::uint32_t TriangleMeshSet::grownFrameOf(std::uint32_t index, bool world) const {
+std::uint32_t TriangleMeshSetImpl::grownFrameOf(std::uint32_t index, bool world) const {
     return world && m_meshes[index].hasTransform ? 1u : 0u;
 }
 
-void TriangleMeshSet::growTree(std::uint32_t index, bool world, double distance) {
+void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double distance) {
     Mesh& mesh = m_meshes[index];
     const std::uint32_t frame = grownFrameOf(index, world);
     if (mesh.grownBatch[frame] == m_proximityBatch) return;
@@ -59,7 +59,7 @@ void TriangleMeshSet::growTree(std::uint32_t index, bool world, double distance)
     m_stats.refitMs += millisecondsSince(start);
 }
 
-MeshView TriangleMeshSet::grownViewOf(std::uint32_t index, bool world) const {
+MeshView TriangleMeshSetImpl::grownViewOf(std::uint32_t index, bool world) const {
     MeshView view = viewOf(index, world);
     const std::vector<LbvhNode>& nodes = m_meshes[index].grownNodes[grownFrameOf(index, world)];
     view.nodes = nodes.empty() ? nullptr : nodes.data();
@@ -68,7 +68,7 @@ MeshView TriangleMeshSet::grownViewOf(std::uint32_t index, bool world) const {
     return view;
 }
 
-BvttFront& TriangleMeshSet::proximityFrontOf(const MeshPairQuery& query, double distance) {
+BvttFront& TriangleMeshSetImpl::proximityFrontOf(const MeshPairQuery& query, double distance) {
     ProximityFront& kept = m_proximityFronts[static_cast<std::uint64_t>(query.meshA) << 32 | query.meshB];
     const std::uint64_t versionA = m_meshes[query.meshA].topologyVersion;
     const std::uint64_t versionB = m_meshes[query.meshB].topologyVersion;
@@ -82,19 +82,19 @@ BvttFront& TriangleMeshSet::proximityFrontOf(const MeshPairQuery& query, double 
     return kept.front;
 }
 
-const BvttFront* TriangleMeshSet::proximityFront(std::uint32_t meshA, std::uint32_t meshB) const {
+const BvttFront* TriangleMeshSetImpl::proximityFront(std::uint32_t meshA, std::uint32_t meshB) const {
     const auto found = m_proximityFronts.find(static_cast<std::uint64_t>(meshA) << 32 | meshB);
     return found == m_proximityFronts.end() ? nullptr : &found->second.front;
 }
 
-std::vector<FrontEntry> TriangleMeshSet::walkedProximityFront(std::uint32_t meshA, std::uint32_t meshB) const {
+std::vector<FrontEntry> TriangleMeshSetImpl::walkedProximityFront(std::uint32_t meshA, std::uint32_t meshB) const {
     checkMesh(meshA);
     checkMesh(meshB);
     const bool self = meshA == meshB;
     return walkedFrontOf(frontTreeOf(grownViewOf(meshA, !self)), frontTreeOf(grownViewOf(meshB, !self)), self);
 }
 
-void TriangleMeshSet::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
+void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
                                               std::vector<ProximityContact>& contacts) {
     const std::vector<FrontEntry>& candidates = m_frontTraversal.candidates();
     const auto count = static_cast<std::int64_t>(candidates.size());
@@ -133,7 +133,7 @@ void TriangleMeshSet::testProximityCandidates(const BvttQuery& views, const Prox
     std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), proximityBefore);
 }
 
-void TriangleMeshSet::findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
+void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
                                     std::vector<ProximityContact>& contacts) {
     checkDistance(options.distance);
     for (std::uint32_t q = 0; q < count; ++q) {
@@ -200,20 +200,20 @@ void TriangleMeshSet::findProximity(const MeshPairQuery* queries, std::uint32_t 
     m_stats.contacts = contacts.size();
 }
 
-void TriangleMeshSet::findSelfProximity(std::uint32_t mesh, const ProximityOptions& options,
+void TriangleMeshSetImpl::findSelfProximity(std::uint32_t mesh, const ProximityOptions& options,
                                         std::vector<ProximityContact>& contacts) {
     const MeshPairQuery query{mesh, mesh};
     findProximity(&query, 1, options, contacts);
 }
 
-void TriangleMeshSet::findPairProximity(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options,
+void TriangleMeshSetImpl::findPairProximity(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options,
                                         std::vector<ProximityContact>& contacts) {
     if (meshA == meshB) throw std::invalid_argument("bulletgpu: findPairProximity needs two different meshes");
     const MeshPairQuery query{meshA, meshB};
     findProximity(&query, 1, options, contacts);
 }
 
-void TriangleMeshSet::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
+void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
                                         std::vector<PointContact>& contacts) {
     checkMesh(index);
     checkDistance(distance);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <bulletgpu/NarrowContacts.h>
+
 #include "kernels/common/host_device.h"
 #include "kernels/narrow/geometry/feature_distance.h"
 #include "kernels/narrow/geometry/triangle_ops.h"
@@ -23,33 +25,6 @@
 /// boxes never drop such a pair; proximity_query.h).
 
 namespace bulletgpu {
-
-/// What a proximity contact relates.
-enum class ProximityKind : std::uint32_t {
-    VertexFace = 0,         ///< featureA: vertex of mesh A; featureB: triangle of mesh B.
-    FaceVertex = 1,         ///< featureA: triangle of mesh A; featureB: vertex of mesh B.
-    EdgeEdge = 2,           ///< featureA: edge of mesh A; featureB: edge of mesh B.
-    TrianglesIntersect = 3, ///< featureA, featureB: intersecting triangles of mesh A and mesh B.
-};
-
-/// One contact of the contact query (64 bytes, trivially copyable). In a self query meshA ==
-/// meshB, every vertex-triangle pair is a VertexFace record, an edge pair has featureA <
-/// featureB and an intersecting triangle pair has featureA < featureB.
-struct ProximityContact {
-    std::uint32_t meshA;    ///< Mesh of featureA.
-    std::uint32_t meshB;    ///< Mesh of featureB.
-    std::uint32_t kind;     ///< A ProximityKind.
-    std::uint32_t featureA; ///< Vertex, edge or triangle index in mesh A (by kind).
-    std::uint32_t featureB; ///< Vertex, edge or triangle index in mesh B (by kind).
-    float pointA[3];        ///< Closest point on featureA in the query's frame (for
-                            ///< TrianglesIntersect: the deepest point of the penetrating triangle
-                            ///< or its projection, see intersectionContact).
-    float pointB[3];        ///< Closest point on featureB.
-    float normal[3];        ///< Unit normal from B to A.
-    float distance;         ///< Separation >= 0 of the features; for TrianglesIntersect minus the
-                            ///< penetration depth estimate (<= 0).
-    std::uint32_t reserved; ///< Zero (pads the record to 64 bytes).
-};
 
 /// The unit vector along v, or `fallback` when v is zero (or not finite when normalised).
 BULLETGPU_HD Vec3d unitOr(const Vec3d& v, const Vec3d& fallback) {
@@ -222,18 +197,6 @@ BULLETGPU_HD bool proximityBefore(const ProximityContact& x, const ProximityCont
     if (x.featureA != y.featureA) return x.featureA < y.featureA;
     return x.featureB < y.featureB;
 }
-
-/// One contact of the points-against-mesh query (40 bytes, trivially copyable).
-struct PointContact {
-    std::uint32_t point;    ///< Index of the query point.
-    std::uint32_t triangle; ///< Triangle of the mesh.
-    float onMesh[3];        ///< Closest point of the triangle (world frame).
-    float normal[3];        ///< Unit normal from the triangle to the point: along point - onMesh,
-                            ///< or the triangle's winding normal (+z at zero area) when they meet.
-    float distance;         ///< |point - onMesh|, negative when the point lies behind the triangle
-                            ///< (on the far side of its winding normal).
-    std::uint32_t reserved; ///< Zero (pads the record to 40 bytes).
-};
 
 /// Point `point` (coordinates p) against triangle `triangle` (corners t): writes the contact and
 /// returns true when their distance, computed as for VertexFace, is within `distance`.

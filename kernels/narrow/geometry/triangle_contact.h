@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <bulletgpu/NarrowContacts.h>
+
 #include "kernels/common/host_device.h"
 #include "kernels/narrow/geometry/triangle_intersection.h"
 
@@ -10,22 +12,6 @@
 /// the CPU and CUDA paths.
 
 namespace bulletgpu {
-
-/// Contact flag: the triangles are coplanar or one is degenerate; the segment is then one
-/// representative point (the mean of the two centroids), not the intersection.
-constexpr std::uint32_t cContactCoplanar = 1u;
-
-/// One pair of intersecting triangles (44 bytes). Self-collision: meshA == meshB and
-/// triangleA < triangleB. Coordinates are in the frame the test ran in: the mesh's own for
-/// self-collision, the world (the transforms applied) for pairs of meshes.
-struct TriangleContact {
-    std::uint32_t meshA;     ///< Mesh of the first triangle.
-    std::uint32_t triangleA; ///< First triangle's index in its mesh.
-    std::uint32_t meshB;     ///< Mesh of the second triangle.
-    std::uint32_t triangleB; ///< Second triangle's index in its mesh.
-    float segment[2][3];     ///< End points of the intersection segment, computed in double then rounded.
-    std::uint32_t flags;     ///< cContactCoplanar or 0.
-};
 
 /// Dot product of v and (p - o).
 BULLETGPU_HD double dotFrom(const Vec3d& v, const Vec3d& p, const Vec3d& o) {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <bulletgpu/TriangleMeshSet.h>
+
 #include <cstdint>
 
 /// The trees' quality as the fronts see it, and when to rebuild (after Wang, Tang et al.,
@@ -25,8 +27,6 @@
 
 namespace bulletgpu {
 
-/// Rebuild ratio used unless TriangleMeshSet::setRebuildRatio says otherwise.
-constexpr double cDefaultRebuildRatio = 1.5;
 /// Fronts smaller than this never ask for a rebuild (their queries are cheap either way).
 constexpr std::uint64_t cMinEntriesForRebuild = 4096;
 

@@ -4,6 +4,7 @@
 #include "bullet_adapter/proxy_table.h"
 #include "bullet_adapter/vector_conversion.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/common/thread_tuner.h"
 #include "kernels/query/box_tree.h"
 #include "plugin/backend_choice.h"
 #include "plugin/pair_cache_sync.h"
@@ -122,6 +123,7 @@ struct Broadphase::Impl {
     PairDeltas deltas;
     std::vector<std::uint32_t> ghostPartners;
     int hostThreads;
+    ThreadTuner bulkTuner{hostThreads};    // setAabbs' threads
     std::vector<std::uint8_t> bulkChanges; // per setAabbs entry: cBoxStaged | cGhostProxy
     double lastUpdateMs = 0;
     double lastSyncMs = 0;
@@ -168,8 +170,11 @@ void Broadphase::setAabbs(btBroadphaseProxy* const* proxies, const btVector3* mi
     ProxyTable& table = impl.table;
     impl.bulkChanges.resize(static_cast<std::size_t>(std::max(count, 0)));
     std::uint8_t* changes = impl.bulkChanges.data();
+    const bool tuned = count >= cParallelEntries;
+    const int threads = tuned ? impl.bulkTuner.threadsForNextUpdate() : 1;
+    const auto start = Clock::now();
     int ghosts = 0;
-#pragma omp parallel for num_threads(impl.hostThreads) if (count >= cParallelEntries) schedule(static) reduction(+ : ghosts)
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static) reduction(+ : ghosts)
     for (int i = 0; i < count; ++i) {
         auto* proxy = static_cast<SlotProxy*>(proxies[i]);
         if (proxy == nullptr) {
@@ -181,6 +186,7 @@ void Broadphase::setAabbs(btBroadphaseProxy* const* proxies, const btVector3* mi
                                                (ghost ? cGhostProxy : 0));
         ghosts += ghost ? 1 : 0;
     }
+    if (tuned) impl.bulkTuner.record(millisecondsSince(start));
     // The store's dirty list and the query tree are not thread-safe: their share runs here, in order.
     for (int i = 0; i < count; ++i) {
         if ((changes[i] & cBoxStaged) == 0) continue;

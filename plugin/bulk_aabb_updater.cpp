@@ -3,6 +3,9 @@
 
 #include <bulletgpu/Broadphase.h>
 
+#include "kernels/common/stopwatch.h"
+#include "kernels/common/thread_tuner.h"
+
 #include <BulletCollision/BroadphaseCollision/btBroadphaseProxy.h>
 #include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
 #include <BulletCollision/CollisionShapes/btCollisionShape.h>
@@ -16,12 +19,21 @@ namespace {
 /// Below this many objects the boxes are computed on the calling thread alone.
 constexpr int cParallelObjects = 2048;
 
+/// How many objects ahead the box loop loads objects into the cache.
+constexpr int cPrefetchDistance = 8;
+
 /// Bullet's limit on a moving object's squared box diagonal (btCollisionWorld::updateSingleAabb).
 constexpr btScalar cOverflowDiagonal2 = btScalar(1e12);
 
 } // namespace
 
-BulkAabbUpdater::BulkAabbUpdater(int threads) : m_threads(threads) {}
+BulkAabbUpdater::BulkAabbUpdater(int threads) { setThreads(threads); }
+
+BulkAabbUpdater::~BulkAabbUpdater() = default;
+
+void BulkAabbUpdater::setThreads(int threads) {
+    m_tuner = std::make_unique<ThreadTuner>(threads > 0 ? threads : omp_get_max_threads());
+}
 
 bool BulkAabbUpdater::isParallelShape(int shapeType) {
     switch (shapeType) {
@@ -58,16 +70,18 @@ bool BulkAabbUpdater::isParallelShape(int shapeType) {
 }
 
 BulkAabbUpdater::Action BulkAabbUpdater::computeBox(btCollisionObject& object, std::size_t i, bool continuous) {
-    // btCollisionWorld::updateSingleAabb, step for step, so that the bits are the same.
+    // btCollisionWorld::updateSingleAabb, step for step, so that the bits are the same. The
+    // object's flags are read first, so that their cache miss overlaps getAabb's work.
+    const bool sweep = continuous && object.getInternalType() == btCollisionObject::CO_RIGID_BODY &&
+                       !object.isStaticOrKinematicObject();
+    const bool isStatic = object.isStaticObject();
     const btCollisionShape& shape = *object.getCollisionShape();
-    btVector3& min = m_mins[i];
-    btVector3& max = m_maxs[i];
+    btVector3 min, max;
     shape.getAabb(object.getWorldTransform(), min, max);
     const btVector3 threshold(gContactBreakingThreshold, gContactBreakingThreshold, gContactBreakingThreshold);
     min -= threshold;
     max += threshold;
-    if (continuous && object.getInternalType() == btCollisionObject::CO_RIGID_BODY &&
-        !object.isStaticOrKinematicObject()) {
+    if (sweep) {
         btVector3 min2, max2;
         shape.getAabb(object.getInterpolationWorldTransform(), min2, max2);
         min2 -= threshold;
@@ -75,7 +89,9 @@ BulkAabbUpdater::Action BulkAabbUpdater::computeBox(btCollisionObject& object, s
         min.setMin(min2);
         max.setMax(max2);
     }
-    if (object.isStaticObject() || (max - min).length2() < cOverflowDiagonal2) {
+    m_mins[i] = min;
+    m_maxs[i] = max;
+    if (isStatic || (max - min).length2() < cOverflowDiagonal2) {
         m_proxies[i] = object.getBroadphaseHandle();
         return Action::SetBox;
     }
@@ -92,10 +108,16 @@ void BulkAabbUpdater::update(btCollisionWorld& world) {
     m_actions.resize(size);
     const bool forceAll = world.getForceUpdateAllAabbs();
     const bool continuous = world.getDispatchInfo().m_useContinuous;
-    const int threads = m_threads > 0 ? m_threads : omp_get_max_threads();
+    const bool tuned = count >= cParallelObjects;
+    const int threads = tuned ? m_tuner->threadsForNextUpdate() : 1;
+    const auto start = Clock::now();
     int unusual = 0; // objects computed serially or overflowing
-#pragma omp parallel for num_threads(threads) if (count >= cParallelObjects) schedule(static) reduction(+ : unusual)
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static) reduction(+ : unusual)
     for (int i = 0; i < count; ++i) {
+        if (i + cPrefetchDistance < count) { // the objects are far apart in memory: load them ahead
+            const char* ahead = reinterpret_cast<const char*>(objects[i + cPrefetchDistance]);
+            for (std::size_t b = 0; b < sizeof(btCollisionObject); b += 64) __builtin_prefetch(ahead + b);
+        }
         btCollisionObject& object = *objects[i];
         const auto slot = static_cast<std::size_t>(i);
         m_proxies[slot] = nullptr;
@@ -111,6 +133,7 @@ void BulkAabbUpdater::update(btCollisionWorld& world) {
         if (m_actions[i] == Action::ComputeSerially)
             m_actions[i] = computeBox(*objects[static_cast<int>(i)], i, continuous);
     }
+    if (tuned) m_tuner->record(millisecondsSince(start));
 
     auto* bulk = dynamic_cast<Broadphase*>(world.getBroadphase());
     if (bulk != nullptr) {

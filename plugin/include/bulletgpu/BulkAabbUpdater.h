@@ -4,6 +4,7 @@
 #include <LinearMath/btVector3.h>
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 class btBroadphaseProxy;
@@ -11,6 +12,8 @@ class btCollisionObject;
 class btCollisionWorld;
 
 namespace bulletgpu {
+
+class ThreadTuner;
 
 /// Bullet's btCollisionWorld::updateAabbs() for a whole world at once: every object's box is
 /// computed on OpenMP threads and, when the world's broadphase is a bulletgpu::Broadphase,
@@ -33,14 +36,20 @@ namespace bulletgpu {
 /// thread. A subclass of a Bullet shape that reports the built-in type must keep its getAabb
 /// free of writes. An override of btCollisionWorld::updateSingleAabb (not virtual in Bullet)
 /// is not called except for overflowing objects. With another broadphase, setAabb is called per
-/// object in the world's order, as Bullet does. Buffers are kept between calls.
+/// object in the world's order, as Bullet does. Buffers are kept between calls. Like the CPU
+/// backend, large worlds time one thread against the team now and then and keep the faster (a
+/// team that shares its cores with other programs can be slower than one thread).
 class BulkAabbUpdater {
 public:
     /// `threads`: OpenMP threads for the box computation; 0 or less: OpenMP's default.
     explicit BulkAabbUpdater(int threads = 0);
+    ~BulkAabbUpdater();
+
+    BulkAabbUpdater(const BulkAabbUpdater&) = delete;
+    BulkAabbUpdater& operator=(const BulkAabbUpdater&) = delete;
 
     /// Sets the OpenMP threads for the box computation; 0 or less: OpenMP's default.
-    void setThreads(int threads) { m_threads = threads; }
+    void setThreads(int threads);
 
     /// Computes the boxes of the world's objects that Bullet's updateAabbs() would update and
     /// gives them to the world's broadphase.
@@ -57,7 +66,7 @@ private:
     /// Computes an object's box into slot i; returns SetBox, or Overflow when Bullet would refuse it.
     Action computeBox(btCollisionObject& object, std::size_t i, bool continuous);
 
-    int m_threads;
+    std::unique_ptr<ThreadTuner> m_tuner;
     std::vector<btBroadphaseProxy*> m_proxies; // per object: its handle when it gets a box, else null
     std::vector<btVector3> m_mins;
     std::vector<btVector3> m_maxs;

@@ -394,6 +394,7 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
         result.pairsMs.push_back(frameMs - aabbMs);
     }
     result.pairs = static_cast<std::size_t>(world.getPairCache()->getNumOverlappingPairs());
+    if (row != WorldRow::DbvtBullet) broadphase->printStats(); // the last frame's phases
     // The world's own removal scans every pair per object: destroy the proxies as tearDown does.
     std::vector<btBroadphaseProxy*> proxies;
     for (const std::unique_ptr<btRigidBody>& body : bodies) {

@@ -38,8 +38,8 @@ bool isHandleOfClient(const btBroadphaseProxy& proxy) {
 /// setAabbs' per-entry marks: the box or filter changed and awaits its commit; the proxy is a ghost's.
 constexpr std::uint8_t cBoxStaged = 1;
 constexpr std::uint8_t cGhostProxy = 2;
-/// setAabbs runs its comparisons on one thread below this many entries.
-constexpr int cParallelEntries = 4096;
+/// setAabbs runs its comparisons on one thread below this many entries (as BulkAabbUpdater).
+constexpr int cParallelEntries = 32768;
 
 btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
     if (cache != nullptr && cache->hasDeferredRemoval()) {

@@ -16,8 +16,10 @@
 namespace bulletgpu {
 namespace {
 
-/// Below this many objects the boxes are computed on the calling thread alone.
-constexpr int cParallelObjects = 2048;
+/// Below this many objects the boxes are computed on the calling thread alone, as the CPU
+/// backend sweeps them: a few thousand boxes take well under a millisecond, less than a team
+/// whose cores are shared with other programs may lose waiting at its barrier.
+constexpr int cParallelObjects = 32768;
 
 /// How many objects ahead the box loop loads objects into the cache.
 constexpr int cPrefetchDistance = 8;

@@ -345,8 +345,8 @@ struct WorldResult {
     std::size_t pairs = 0; ///< Pairs in the cache after the last frame.
 };
 
-/// Times one row of (c): N unit cubes as btRigidBody objects (mass 1, so that Bullet unites the
-/// box at the interpolation transform, as in a dynamics world) of one btBoxShape in a
+/// Times one row of (c), BulletGpu with the first --margins setting: N unit cubes as btRigidBody objects (mass 1, so
+/// that Bullet unites the box at the interpolation transform, as in a dynamics world) of one btBoxShape in a
 /// btCollisionWorld. Each frame, untimed, the cubes move (their interpolation transform keeps
 /// the last position); timed: the world's AABB update, then computeOverlappingPairs.
 WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& options) {
@@ -354,8 +354,9 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     std::unique_ptr<btBroadphaseInterface> broadphase =
-        row == WorldRow::DbvtBullet ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
-                                    : makeBulletGpu(bulletgpu::Backend::Cpu, options.threads);
+        row == WorldRow::DbvtBullet
+            ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
+            : makeBulletGpu(bulletgpu::Backend::Cpu, options.threads, options.marginSettings.front());
     btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
     bulletgpu::BulkAabbUpdater bulk(options.threads);
     btBoxShape cube(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));

@@ -34,11 +34,11 @@ class ThreadTuner;
 /// Shapes are computed in parallel only for Bullet's own shape types, whose getAabb only reads
 /// (isParallelShape); other types (custom shapes, soft bodies) are computed on the calling
 /// thread. A subclass of a Bullet shape that reports the built-in type must keep its getAabb
-/// free of writes. An override of btCollisionWorld::updateSingleAabb (not virtual in Bullet)
-/// is not called except for overflowing objects. With another broadphase, setAabb is called per
+/// free of writes. With another broadphase, setAabb is called per
 /// object in the world's order, as Bullet does. Buffers are kept between calls. Like the CPU
-/// backend, large worlds time one thread against the team now and then and keep the faster (a
-/// team that shares its cores with other programs can be slower than one thread).
+/// backend, worlds of 32,768 objects or more go parallel and time one thread against the team
+/// now and then, keeping the faster (a team that shares its cores with other programs can be
+/// slower than one thread).
 class BulkAabbUpdater {
 public:
     /// `threads`: OpenMP threads for the box computation; 0 or less: OpenMP's default.

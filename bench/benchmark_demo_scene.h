@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <bulletgpu/DiscreteDynamicsWorld.h>
+
 #include <btBulletDynamicsCommon.h>
 
 #include <memory>
@@ -24,11 +26,15 @@ public:
     /// Fixed step the demo passes to stepSimulation.
     static constexpr btScalar cTimeStep = btScalar(1) / btScalar(60);
 
-    /// Builds the world on the given broadphase; the scene takes ownership of it.
-    explicit BenchmarkDemo1(std::unique_ptr<btBroadphaseInterface> broadphase)
+    /// Builds the world on the given broadphase; the scene takes ownership of it. bulkAabbs: a
+    /// bulletgpu::DiscreteDynamicsWorld (boxes updated in one call) instead of Bullet's world.
+    explicit BenchmarkDemo1(std::unique_ptr<btBroadphaseInterface> broadphase, bool bulkAabbs = false)
         : m_dispatcher(&m_configuration), m_broadphase(std::move(broadphase)), m_groundShape(btVector3(250, 50, 250)),
-          m_boxShape(btVector3(1, 1, 1)), m_world(std::make_unique<btDiscreteDynamicsWorld>(
-                                              &m_dispatcher, m_broadphase.get(), &m_solver, &m_configuration)) {
+          m_boxShape(btVector3(1, 1, 1)),
+          m_world(bulkAabbs ? std::make_unique<bulletgpu::DiscreteDynamicsWorld>(&m_dispatcher, m_broadphase.get(),
+                                                                                 &m_solver, &m_configuration)
+                            : std::make_unique<btDiscreteDynamicsWorld>(&m_dispatcher, m_broadphase.get(), &m_solver,
+                                                                        &m_configuration)) {
         m_world->setGravity(btVector3(0, -10, 0));
         btContactSolverInfo& solverInfo = m_world->getSolverInfo();
         solverInfo.m_solverMode = SOLVER_SIMD | SOLVER_USE_WARMSTARTING | SOLVER_ENABLE_FRICTION_DIRECTION_CACHING;

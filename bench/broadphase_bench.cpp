@@ -2,13 +2,16 @@
 // bulletgpu-bench-broadphase: btDbvtBroadphase, bt32BitAxisSweep3 and bulletgpu::Broadphase
 // (CPU, and CUDA when a device is usable) on the same work in one process:
 //  (a) N moving unit cubes, setAabb on every cube and calculateOverlappingPairs every frame;
-//  (b) Bullet's BenchmarkDemo test 1 ("3000 boxes"), whole stepSimulation.
+//  (b) Bullet's BenchmarkDemo test 1 ("3000 boxes"), whole stepSimulation;
+//  (c) N moving cubes as rigid bodies in a btCollisionWorld: the whole frame, updateAabbs plus
+//      calculateOverlappingPairs, with Bullet's updateAabbs and with the bulk update.
 // Prints tables of medians and writes them, with the machine, as JSON (--json FILE).
 #include "bench/benchmark_demo_scene.h"
 #include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
 
 #include <bulletgpu/Broadphase.h>
+#include <bulletgpu/BulkAabbUpdater.h>
 
 #include <BulletCollision/BroadphaseCollision/btAxisSweep3.h>
 #include <BulletCollision/BroadphaseCollision/btDbvtBroadphase.h>
@@ -58,6 +61,8 @@ struct Options {
     /// Margin-box settings the BulletGpu CPU backend runs with, one row each.
     std::vector<bulletgpu::MarginBoxes> marginSettings{bulletgpu::MarginBoxes::Auto};
     bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto; ///< The setting of the row being run.
+    std::vector<std::size_t> worldSizes{100000, 1000000};          ///< Cube counts of (c); empty skips it.
+    bool reverseWorldRows = false;                                 ///< Runs (c)'s rows last to first.
     std::string jsonPath;
 };
 
@@ -160,6 +165,10 @@ public:
     }
 
     std::size_t size() const { return m_min.size(); }
+    /// The centre of cube i.
+    btVector3 centre(std::size_t i) const {
+        return btVector3(btScalar(m_position[3 * i]), btScalar(m_position[3 * i + 1]), btScalar(m_position[3 * i + 2]));
+    }
     double side() const { return m_side; }
     const btVector3& min(std::size_t i) const { return m_min[i]; }
     const btVector3& max(std::size_t i) const { return m_max[i]; }
@@ -301,11 +310,15 @@ struct DemoResult {
     std::size_t finalPairs = 0;
 };
 
-/// Times every stepSimulation of BenchmarkDemo test 1 on one contender.
-DemoResult runBenchmarkDemo1(Contender contender, const Options& options) {
+/// Times every stepSimulation of BenchmarkDemo test 1 on one contender, in Bullet's world or,
+/// with bulkAabbs, in bulletgpu::DiscreteDynamicsWorld.
+DemoResult runBenchmarkDemo1(Contender contender, const Options& options, bool bulkAabbs = false) {
     DemoResult result;
     const auto [worldMin, worldMax] = bulletgpu::bench::BenchmarkDemo1::worldBounds();
-    bulletgpu::bench::BenchmarkDemo1 scene(makeBroadphase(contender, options, worldMin, worldMax, 8192, true));
+    bulletgpu::bench::BenchmarkDemo1 scene(makeBroadphase(contender, options, worldMin, worldMax, 8192, true),
+                                           bulkAabbs);
+    if (bulkAabbs)
+        static_cast<bulletgpu::DiscreteDynamicsWorld&>(scene.world()).aabbUpdater().setThreads(options.threads);
     for (int step = 0; step < options.demoSteps; ++step) {
         const auto start = Clock::now();
         scene.step();
@@ -315,6 +328,120 @@ DemoResult runBenchmarkDemo1(Contender contender, const Options& options) {
         result.finalPairs = pairs;
     }
     return result;
+}
+
+/// The rows of (c): a broadphase and the way the world's boxes reach it.
+enum class WorldRow { DbvtBullet, BulletGpuBullet, BulletGpuBulk };
+constexpr WorldRow cWorldRows[] = {WorldRow::DbvtBullet, WorldRow::BulletGpuBullet, WorldRow::BulletGpuBulk};
+
+const char* nameOf(WorldRow row) {
+    constexpr const char* cNames[] = {"dbvt + updateAabbs", "bulletgpu + updateAabbs", "bulletgpu + bulk"};
+    return cNames[static_cast<int>(row)];
+}
+
+/// One row's run of (c).
+struct WorldResult {
+    std::vector<double> frameMs, aabbMs, pairsMs;
+    std::size_t pairs = 0; ///< Pairs in the cache after the last frame.
+};
+
+/// Times one row of (c), BulletGpu with the first --margins setting: N unit cubes as btRigidBody objects (mass 1, so
+/// that Bullet unites the box at the interpolation transform, as in a dynamics world) of one btBoxShape in a
+/// btCollisionWorld. Each frame, untimed, the cubes move (their interpolation transform keeps
+/// the last position); timed: the world's AABB update, then computeOverlappingPairs.
+WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& options) {
+    WorldResult result;
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    std::unique_ptr<btBroadphaseInterface> broadphase =
+        row == WorldRow::DbvtBullet
+            ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
+            : makeBulletGpu(bulletgpu::Backend::Cpu, options.threads, options.marginSettings.front());
+    btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
+    bulletgpu::BulkAabbUpdater bulk(options.threads);
+    btBoxShape cube(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));
+    MovingCubes cubes(count, options.seed, options.movingShare, options.speed);
+    std::vector<std::unique_ptr<btRigidBody>> bodies;
+    bodies.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+        btVector3 inertia;
+        cube.calculateLocalInertia(1, inertia);
+        bodies.push_back(
+            std::make_unique<btRigidBody>(btRigidBody::btRigidBodyConstructionInfo(1, nullptr, &cube, inertia)));
+        bodies.back()->setWorldTransform(btTransform(btQuaternion::getIdentity(), cubes.centre(i)));
+        bodies.back()->setInterpolationWorldTransform(bodies.back()->getWorldTransform());
+        world.addCollisionObject(bodies.back().get());
+    }
+    world.computeOverlappingPairs();
+    for (int frame = 0; frame < options.warmup + options.frames; ++frame) {
+        cubes.advance();
+        for (std::size_t i = 0; i < count; ++i) {
+            btRigidBody& body = *bodies[i];
+            body.setInterpolationWorldTransform(body.getWorldTransform());
+            body.getWorldTransform().setOrigin(cubes.centre(i));
+        }
+        const auto start = Clock::now();
+        if (row == WorldRow::BulletGpuBulk) {
+            bulk.update(world);
+        } else {
+            world.updateAabbs();
+        }
+        const double aabbMs = millisecondsSince(start);
+        world.computeOverlappingPairs();
+        const double frameMs = millisecondsSince(start);
+        if (frame < options.warmup) continue;
+        result.frameMs.push_back(frameMs);
+        result.aabbMs.push_back(aabbMs);
+        result.pairsMs.push_back(frameMs - aabbMs);
+    }
+    result.pairs = static_cast<std::size_t>(world.getPairCache()->getNumOverlappingPairs());
+    if (row != WorldRow::DbvtBullet) broadphase->printStats(); // the last frame's phases
+    // The world's own removal scans every pair per object: destroy the proxies as tearDown does.
+    std::vector<btBroadphaseProxy*> proxies;
+    for (const std::unique_ptr<btRigidBody>& body : bodies) {
+        proxies.push_back(body->getBroadphaseHandle());
+        body->setBroadphaseHandle(nullptr);
+        world.removeCollisionObject(body.get());
+    }
+    tearDown(row == WorldRow::DbvtBullet ? Contender::Dbvt : Contender::BulletGpuCpu, *broadphase, proxies, dispatcher);
+    return result;
+}
+
+/// Runs (c) on every size and prints its table.
+void benchmarkWorldCubes(const Options& options, json& report) {
+    std::printf("\n(c) N unit cubes as rigid bodies in a btCollisionWorld, %g%% moving %g/frame; whole frame =\n"
+                "    AABB update + computeOverlappingPairs; medians (min) over %d frames after %d warm-up;\n"
+                "    speedup = dbvt ms / this ms, of the medians\n",
+                100 * options.movingShare, options.speed, options.frames, options.warmup);
+    std::printf("%9s  %-24s %10s %10s %10s %10s %8s %9s\n", "N", "world", "ms/frame", "min", "aabb ms", "pairs ms",
+                "speedup", "pairs");
+    std::vector<WorldRow> rows(std::begin(cWorldRows), std::end(cWorldRows));
+    if (options.reverseWorldRows) std::reverse(rows.begin(), rows.end());
+    for (std::size_t count : options.worldSizes) {
+        double dbvtMs = 0;
+        for (WorldRow row : rows) {
+            json entry = {{"n", count}, {"world", nameOf(row)}};
+            if (row == WorldRow::DbvtBullet && options.skipSlowAbove != 0 && count > options.skipSlowAbove) {
+                std::printf("%9zu  %-24s skipped (--skip-slow)\n", count, nameOf(row));
+                entry["note"] = "skipped (--skip-slow)";
+                report["world"].push_back(entry);
+                continue;
+            }
+            const WorldResult result = runWorldCubes(row, count, options);
+            const double frameMs = median(result.frameMs);
+            if (row == WorldRow::DbvtBullet) dbvtMs = frameMs;
+            const double minMs = *std::min_element(result.frameMs.begin(), result.frameMs.end());
+            std::printf("%9zu  %-24s %10.3f %10.3f %10.3f %10.3f %8s %9zu\n", count, nameOf(row), frameMs, minMs,
+                        median(result.aabbMs), median(result.pairsMs), speedupText(dbvtMs, frameMs).c_str(),
+                        result.pairs);
+            entry.update({{"medianFrameMs", frameMs},
+                          {"minFrameMs", minMs},
+                          {"medianAabbMs", median(result.aabbMs)},
+                          {"medianPairsMs", median(result.pairsMs)},
+                          {"pairs", result.pairs}});
+            report["world"].push_back(entry);
+        }
+    }
 }
 
 /// The first "model name" of /proc/cpuinfo.
@@ -386,7 +513,7 @@ std::vector<bulletgpu::MarginBoxes> parseMarginSettings(const std::string& text)
 const char* cUsage = "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
                      "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S]\n"
                      "                                  [--moving-share F] [--speed S] [--margins M,M,...]\n"
-                     "                                  [--json FILE]\n"
+                     "                                  [--world-sizes N,N,...] [--reverse-world-rows] [--json FILE]\n"
                      "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
                      "  --frames      timed frames per size (default 20), after --warmup frames (default 40, past the\n"
                      "                first margin-box trials of the CPU backend's Auto setting)\n"
@@ -401,6 +528,9 @@ const char* cUsage = "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--fra
                      "  --speed       distance a moving cube covers per frame (default 0.05)\n"
                      "  --margins     margin-box settings of the BulletGpu CPU rows: auto, on, off, or a list\n"
                      "                (default auto; a list runs one row each)\n"
+                     "  --world-sizes cube counts of (c), a btCollisionWorld's whole frame with Bullet's updateAabbs\n"
+                     "                and with the bulk update (default 100000,1000000; an empty list skips it)\n"
+                     "  --reverse-world-rows  run (c)'s rows last to first (alternate runs on a busy machine)\n"
                      "  --json        also write the results as JSON to FILE\n";
 
 /// Parses the command line; throws std::invalid_argument on a bad flag.
@@ -419,9 +549,14 @@ Options parseOptions(int argc, char** argv) {
         {"--moving-share", [&](const std::string& v) { options.movingShare = std::clamp(std::stod(v), 0.0, 1.0); }},
         {"--speed", [&](const std::string& v) { options.speed = std::max(0.0, std::stod(v)); }},
         {"--margins", [&](const std::string& v) { options.marginSettings = parseMarginSettings(v); }},
+        {"--world-sizes", [&](const std::string& v) { options.worldSizes = parseSizes(v); }},
         {"--json", [&](const std::string& v) { options.jsonPath = v; }}};
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
+        if (flag == "--reverse-world-rows") {
+            options.reverseWorldRows = true;
+            continue;
+        }
         if (flag == "--help" || flag == "-h") {
             std::fputs(cUsage, stdout);
             std::exit(0);
@@ -547,6 +682,17 @@ void benchmarkDemo1(const Options& options, const std::string& cudaReason, json&
                       {"finalPairs", result.finalPairs}});
         report["benchmarkDemo1"].push_back(entry);
     }
+    const DemoResult bulk = runBenchmarkDemo1(Contender::BulletGpuCpu, options, true);
+    const double bulkMs = median(bulk.stepMs);
+    std::printf("%-18s %14.3f %12.3f %8.3f %11zu %11zu\n", "bulletgpu cpu bulk", bulkMs, mean(bulk.stepMs),
+                dbvtMs / bulkMs, bulk.peakPairs, bulk.finalPairs);
+    report["benchmarkDemo1"].push_back({{"broadphase", "bulletgpu cpu bulk"},
+                                        {"steps", options.demoSteps},
+                                        {"medianStepMs", bulkMs},
+                                        {"meanStepMs", mean(bulk.stepMs)},
+                                        {"speedupVsDbvt", dbvtMs / bulkMs},
+                                        {"peakPairs", bulk.peakPairs},
+                                        {"finalPairs", bulk.finalPairs}});
 }
 
 } // namespace
@@ -573,9 +719,11 @@ int main(int argc, char** argv) {
                           {"seed", options.seed},
                           {"movingShare", options.movingShare},
                           {"speed", options.speed},
+                          {"worldSizes", options.worldSizes},
                           {"axisSweepRaycastAccelerator", {{"movingCubes", false}, {"benchmarkDemo1", true}}}};
     report["moving"] = json::array();
     report["benchmarkDemo1"] = json::array();
+    report["world"] = json::array();
     const json& machine = report["machine"];
     std::printf("%s, %u logical cores, load average %s, Bullet %d (%s), CUDA %s\n\n",
                 machine["cpuModel"].get<std::string>().c_str(), std::thread::hardware_concurrency(),
@@ -585,6 +733,7 @@ int main(int argc, char** argv) {
 
     const bool exact = benchmarkMovingCubes(options, cudaReason, report);
     if (options.demoSteps > 0) benchmarkDemo1(options, cudaReason, report);
+    if (!options.worldSizes.empty()) benchmarkWorldCubes(options, report);
     if (!options.jsonPath.empty()) {
         std::ofstream(options.jsonPath) << report.dump(2) << '\n';
         std::printf("\nwrote %s\n", options.jsonPath.c_str());

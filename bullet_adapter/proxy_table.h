@@ -63,6 +63,29 @@ public:
         return storeBox(slot, aabbMin, aabbMax) || filterChanged;
     }
 
+    /// The first half of update() for many proxies at once, safe to run in parallel on distinct
+    /// proxies: gives the proxy its new box when the bits differ and returns whether its box or
+    /// its filter differ from the store's, in which case commit() must follow on one thread.
+    bool stage(SlotProxy* proxy, const btVector3& aabbMin, const btVector3& aabbMax) const {
+        const std::uint32_t slot = proxy->slot();
+        const bool filterDiffers =
+            m_boxes.groupData()[slot] != static_cast<std::uint32_t>(proxy->m_collisionFilterGroup) ||
+            m_boxes.maskData()[slot] != static_cast<std::uint32_t>(proxy->m_collisionFilterMask);
+        if (sameBits(proxy->m_aabbMin, aabbMin) && sameBits(proxy->m_aabbMax, aabbMax)) return filterDiffers;
+        proxy->m_aabbMin = aabbMin;
+        proxy->m_aabbMax = aabbMax;
+        return true;
+    }
+
+    /// The second half: stores a staged proxy's box (the one it now holds) and its filter;
+    /// returns whether anything that affects pairs changed.
+    bool commit(SlotProxy* proxy) {
+        const std::uint32_t slot = proxy->slot();
+        const bool filterChanged = m_boxes.setFilter(slot, static_cast<std::uint32_t>(proxy->m_collisionFilterGroup),
+                                                     static_cast<std::uint32_t>(proxy->m_collisionFilterMask));
+        return storeBox(slot, proxy->m_aabbMin, proxy->m_aabbMax) || filterChanged;
+    }
+
     /// Whether the live proxy in a slot was created as a btGhostObject's (its pairs update in setAabb).
     bool isGhost(std::uint32_t slot) const { return m_isGhost[slot] != 0; }
 

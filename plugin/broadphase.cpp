@@ -4,6 +4,7 @@
 #include "bullet_adapter/proxy_table.h"
 #include "bullet_adapter/vector_conversion.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/common/thread_tuner.h"
 #include "kernels/query/box_tree.h"
 #include "plugin/backend_choice.h"
 #include "plugin/pair_cache_sync.h"
@@ -34,6 +35,12 @@ bool isHandleOfClient(const btBroadphaseProxy& proxy) {
     return static_cast<const btCollisionObject*>(proxy.m_clientObject)->getBroadphaseHandle() == &proxy;
 }
 
+/// setAabbs' per-entry marks: the box or filter changed and awaits its commit; the proxy is a ghost's.
+constexpr std::uint8_t cBoxStaged = 1;
+constexpr std::uint8_t cGhostProxy = 2;
+/// setAabbs runs its comparisons on one thread below this many entries (as BulkAabbUpdater).
+constexpr int cParallelEntries = 32768;
+
 btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
     if (cache != nullptr && cache->hasDeferredRemoval()) {
         throw std::runtime_error("bulletgpu: the pair cache must remove pairs immediately (hasDeferredRemoval() == "
@@ -48,7 +55,7 @@ struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
         : config(config), ownedCache(config.pairCache == nullptr ? new PrefetchingPairCache() : nullptr),
           cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
-          sync(table, *cache, ownedCache.get(), cpuThreads(config.threads)) {
+          sync(table, *cache, ownedCache.get(), cpuThreads(config.threads)), hostThreads(cpuThreads(config.threads)) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});
@@ -115,6 +122,9 @@ struct Broadphase::Impl {
     std::unique_ptr<PairFinder> finder;
     PairDeltas deltas;
     std::vector<std::uint32_t> ghostPartners;
+    int hostThreads;
+    ThreadTuner bulkTuner{hostThreads};    // setAabbs' threads
+    std::vector<std::uint8_t> bulkChanges; // per setAabbs entry: cBoxStaged | cGhostProxy
     double lastUpdateMs = 0;
     double lastSyncMs = 0;
 };
@@ -152,6 +162,43 @@ void Broadphase::setAabb(btBroadphaseProxy* proxy, const btVector3& aabbMin, con
     const std::uint32_t slot = slotProxy->slot();
     if (m_impl->table.update(slotProxy, aabbMin, aabbMax)) m_impl->tree.onChanged(m_impl->table.boxes(), slot);
     if (m_impl->table.isGhost(slot) && isHandleOfClient(*slotProxy)) m_impl->refreshGhostPairs(*slotProxy, dispatcher);
+}
+
+void Broadphase::setAabbs(btBroadphaseProxy* const* proxies, const btVector3* mins, const btVector3* maxs, int count,
+                          btDispatcher* dispatcher) {
+    Impl& impl = *m_impl;
+    ProxyTable& table = impl.table;
+    impl.bulkChanges.resize(static_cast<std::size_t>(std::max(count, 0)));
+    std::uint8_t* changes = impl.bulkChanges.data();
+    const bool tuned = count >= cParallelEntries;
+    const int threads = tuned ? impl.bulkTuner.threadsForNextUpdate() : 1;
+    const auto start = Clock::now();
+    int ghosts = 0;
+#pragma omp parallel for num_threads(threads) if (threads > 1) schedule(static) reduction(+ : ghosts)
+    for (int i = 0; i < count; ++i) {
+        auto* proxy = static_cast<SlotProxy*>(proxies[i]);
+        if (proxy == nullptr) {
+            changes[i] = 0;
+            continue;
+        }
+        const bool ghost = table.isGhost(proxy->slot());
+        changes[i] = static_cast<std::uint8_t>((table.stage(proxy, mins[i], maxs[i]) ? cBoxStaged : 0) |
+                                               (ghost ? cGhostProxy : 0));
+        ghosts += ghost ? 1 : 0;
+    }
+    if (tuned) impl.bulkTuner.record(millisecondsSince(start));
+    // The store's dirty list and the query tree are not thread-safe: their share runs here, in order.
+    for (int i = 0; i < count; ++i) {
+        if ((changes[i] & cBoxStaged) == 0) continue;
+        auto* proxy = static_cast<SlotProxy*>(proxies[i]);
+        if (table.commit(proxy)) impl.tree.onChanged(table.boxes(), proxy->slot());
+    }
+    for (int i = 0; i < count && ghosts > 0; ++i) {
+        if ((changes[i] & cGhostProxy) == 0) continue;
+        auto* proxy = static_cast<SlotProxy*>(proxies[i]);
+        if (isHandleOfClient(*proxy)) impl.refreshGhostPairs(*proxy, dispatcher);
+        --ghosts;
+    }
 }
 
 void Broadphase::getAabb(btBroadphaseProxy* proxy, btVector3& aabbMin, btVector3& aabbMax) const {

@@ -279,6 +279,51 @@ TEST_CASE("Broadphase: a ghost's setAabb updates its pairs at once", "[broadphas
     REQUIRE(ours.cachePairs() == ours.bruteForce());
 }
 
+TEST_CASE("Broadphase: setAabbs equals setAabb per proxy, and a ghost meets every new box", "[broadphase]") {
+    const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
+    CAPTURE(toString(margins));
+    SceneGenerator generator(71);
+    std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 3000);
+    BroadphaseHarness each(std::make_unique<Broadphase>(cpuConfig(margins)), boxes.size());
+    BroadphaseHarness bulk(std::make_unique<Broadphase>(cpuConfig(margins)), boxes.size());
+    const std::size_t ghost = 17;
+    each.makeGhost(ghost);
+    bulk.makeGhost(ghost);
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+        each.create(i, boxes[i]);
+        bulk.create(i, boxes[i]);
+    }
+    auto ghostPairs = [&](const std::set<ObjectPair>& pairs) {
+        std::set<ObjectPair> ofGhost;
+        for (const ObjectPair& pair : pairs) {
+            if (pair.first == ghost || pair.second == ghost) ofGhost.insert(pair);
+        }
+        return ofGhost;
+    };
+    for (int frame = 0; frame < 6; ++frame) {
+        CAPTURE(frame);
+        std::vector<long> which;
+        std::vector<TestBox> moved;
+        for (std::size_t i = 0; i < boxes.size(); ++i) {
+            if (i % 5 == 3) { // a null entry, skipped whatever its box
+                which.push_back(-1);
+                moved.push_back(boxes[0]);
+            }
+            if ((i + static_cast<std::size_t>(frame)) % 4 == 0) continue; // a quarter keep their box
+            generator.jitter(boxes[i], i == ghost ? 4.0 : 0.3);
+            which.push_back(static_cast<long>(i));
+            moved.push_back(boxes[i]);
+            each.move(i, boxes[i]);
+        }
+        bulk.moveMany(which, moved);
+        REQUIRE(ghostPairs(bulk.cachePairs()) == ghostPairs(bulk.bruteForce()));
+        each.step();
+        bulk.step();
+        REQUIRE(bulk.cachePairs() == each.cachePairs());
+        REQUIRE(bulk.cachePairs() == bulk.bruteForce());
+    }
+}
+
 TEST_CASE("Broadphase: destroyProxy removes exactly that proxy's pairs", "[broadphase]") {
     const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);
     CAPTURE(toString(margins));

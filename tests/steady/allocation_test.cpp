@@ -4,13 +4,18 @@
 // work has the same sizes as the frames before (the broadphase on the CPU, with one shared
 // sweep and with slabs; the narrow phase with each traversal, AABBs and OBBs, refits and
 // rebuilds; sphere chains). Sizes settle after a few warm-up frames, and then the count must
-// stay at zero.
+// stay at zero. Bulk AABB updates of a collision world are counted the same way.
 #include "support/bullet_harness.h"
+
+#include <bulletgpu/BulkAabbUpdater.h>
 
 #include "kernels/chain/sphere_chain.h"
 #include "tests/support/mesh_generators.h"
 #include <bulletgpu/TriangleMeshSet.h>
 
+#include <BulletCollision/CollisionDispatch/btCollisionWorld.h>
+#include <BulletCollision/CollisionShapes/btBoxShape.h>
+#include <BulletDynamics/Dynamics/btRigidBody.h>
 #include <LinearMath/btAlignedAllocator.h>
 
 #include <catch2/catch.hpp>
@@ -153,6 +158,46 @@ TEST_CASE("Settled broadphase frames allocate nothing on the CPU", "[steady]") {
     REQUIRE(allocationsDuring(cCountedFrames, frame) == 0);
     REQUIRE(harness.cachePairs().size() == pairsBefore);
     REQUIRE(harness.cachePairs() == harness.bruteForce());
+}
+
+TEST_CASE("Settled bulk AABB updates allocate nothing on the CPU", "[steady][bulk]") {
+    // Enough objects for the parallel paths of BulkAabbUpdater and Broadphase::setAabbs, whose
+    // thread tuners try one thread and the team during the warm-up.
+    constexpr int cObjects = 40000;
+    btBoxShape box(btVector3(btScalar(0.4), btScalar(0.4), btScalar(0.4)));
+    std::vector<std::unique_ptr<btRigidBody>> bodies; // outlive the world
+    btDefaultCollisionConfiguration configuration;
+    btCollisionDispatcher dispatcher(&configuration);
+    BroadphaseConfig config = cpuConfig(MarginBoxes::Off);
+    config.threads = 2;
+    Broadphase broadphase(config);
+    btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+    BulkAabbUpdater updater(2);
+    for (int i = 0; i < cObjects; ++i) {
+        bodies.push_back(std::make_unique<btRigidBody>(btScalar(1), nullptr, &box));
+        const btTransform pose(btQuaternion::getIdentity(), btVector3(btScalar(i % 200), btScalar(i / 200), 0));
+        bodies.back()->setWorldTransform(pose);
+        bodies.back()->setInterpolationWorldTransform(pose);
+        world.addCollisionObject(bodies.back().get());
+    }
+    // Every other object goes back and forth by 0.3 along x: pairs are found and lost every frame.
+    const auto frame = [&](int f) {
+        const btScalar shift = f % 2 == 0 ? btScalar(0.3) : btScalar(-0.3);
+        for (int i = 0; i < cObjects; i += 2) {
+            btRigidBody& body = *bodies[static_cast<std::size_t>(i)];
+            body.setInterpolationWorldTransform(body.getWorldTransform());
+            body.getWorldTransform().getOrigin() += btVector3(shift, 0, 0);
+        }
+        updater.update(world);
+        world.computeOverlappingPairs();
+    };
+    allocationsDuring(cWarmUpFrames, frame);
+    REQUIRE(allocationsDuring(cCountedFrames, frame) == 0);
+    for (const std::unique_ptr<btRigidBody>& body : bodies) { // without the world's O(pairs) scan per object
+        broadphase.destroyProxy(body->getBroadphaseHandle(), &dispatcher);
+        body->setBroadphaseHandle(nullptr);
+        world.removeCollisionObject(body.get());
+    }
 }
 
 TEST_CASE("Settled narrow-phase frames allocate nothing on the CPU", "[steady][narrow]") {

@@ -104,6 +104,23 @@ public:
         m_broadphase->setAabb(m_proxies[i], toVector(box.min), toVector(box.max), &m_dispatcher);
     }
 
+    /// Moves the objects listed (a negative entry stands for a null proxy, skipped) in one
+    /// Broadphase::setAabbs call; the broadphase must be a bulletgpu::Broadphase.
+    void moveMany(const std::vector<long>& which, const std::vector<TestBox>& boxes) {
+        std::vector<btBroadphaseProxy*> proxies;
+        std::vector<btVector3> mins, maxs;
+        for (std::size_t k = 0; k < which.size(); ++k) {
+            const bool skipped = which[k] < 0;
+            const auto i = static_cast<std::size_t>(skipped ? 0 : which[k]);
+            if (!skipped) m_boxes[i] = boxes[k];
+            proxies.push_back(skipped ? nullptr : m_proxies[i]);
+            mins.push_back(toVector(boxes[k].min));
+            maxs.push_back(toVector(boxes[k].max));
+        }
+        dynamic_cast<Broadphase&>(*m_broadphase)
+            .setAabbs(proxies.data(), mins.data(), maxs.data(), static_cast<int>(proxies.size()), &m_dispatcher);
+    }
+
     /// Destroys object i's proxy the way btCollisionWorld::removeCollisionObject does.
     void destroy(std::size_t i) {
         m_broadphase->getOverlappingPairCache()->cleanProxyFromPairs(m_proxies[i], &m_dispatcher);

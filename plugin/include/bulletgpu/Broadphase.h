@@ -129,6 +129,15 @@ public:
     void resetPool(btDispatcher* dispatcher) override;
     void printStats() override;
 
+    /// setAabb for many proxies in one call, with the same result as calling setAabb(proxies[i],
+    /// mins[i], maxs[i], dispatcher) for each i in turn: boxes whose bits did not change are
+    /// skipped, and the pairs of ghost objects are brought up to date (after every box is stored,
+    /// so a ghost meets the others' new boxes). Null entries are skipped. A proxy may appear at
+    /// most once: from 32,768 entries the boxes are compared and written on several threads
+    /// (BroadphaseConfig::threads, or one when that timed faster).
+    void setAabbs(btBroadphaseProxy* const* proxies, const btVector3* mins, const btVector3* maxs, int count,
+                  btDispatcher* dispatcher);
+
     /// Number of live proxies.
     int proxyCount() const;
 

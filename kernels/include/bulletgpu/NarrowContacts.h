@@ -43,7 +43,7 @@ struct ProximityContact {
     std::uint32_t featureB; ///< Vertex, edge or triangle index in mesh B (by kind).
     float pointA[3];        ///< Closest point on featureA in the query's frame (for
                             ///< TrianglesIntersect: the deepest point of the penetrating triangle
-                            ///< or its projection, see intersectionContact).
+                            ///< or its projection; see the README).
     float pointB[3];        ///< Closest point on featureB.
     float normal[3];        ///< Unit normal from B to A.
     float distance;         ///< Separation >= 0 of the features; for TrianglesIntersect minus the

@@ -24,7 +24,7 @@ enum class NarrowTraversal {
 /// The bounding volumes of a mesh's tree.
 enum class BoundingVolume {
     Aabb, ///< Axis-aligned float boxes (cheapest to refit and test).
-    Obb,  ///< Boxes and oriented boxes (obb_ops.h): two nodes are disjoint when either pair is.
+    Obb,  ///< Boxes and oriented boxes: two nodes are disjoint when either pair is.
 };
 /// Counters and timings of the last query.
 struct NarrowStats {
@@ -45,7 +45,7 @@ struct NarrowStats {
     std::uint32_t restructuresScheduled = 0; ///< Degraded subtrees the next query rebuilds in place.
     std::uint32_t subtreesRestructured = 0;  ///< Subtrees rebuilt in place before this query.
     std::uint64_t leavesRestructured = 0;    ///< Leaves of those subtrees.
-    double worstQualityRatio = 1;            ///< Largest front measure over its reference (front_quality.h).
+    double worstQualityRatio = 1;            ///< Largest front measure over its reference (Wang/Tang 2018, 4.1).
 };
 /// One request of a batch: meshA against meshB, or meshA against itself when they are equal.
 struct MeshPairQuery {
@@ -56,7 +56,7 @@ struct MeshPairQuery {
 struct ProximityOptions {
     double distance = 0;        ///< Report feature pairs within this distance (finite, >= 0).
     bool excludeWelded = false; ///< Self queries also skip features whose vertices are welded
-                                ///< (equal positions, weldVertices), as along a mesh's seams.
+                                ///< (equal positions), as along a mesh's seams.
 };
 
 /// Rebuild ratio used unless TriangleMeshSet::setRebuildRatio says otherwise.
@@ -73,18 +73,21 @@ TriangleMeshSetImpl& implOf(TriangleMeshSet& set);
 const TriangleMeshSetImpl& implOf(const TriangleMeshSet& set);
 } // namespace detail
 
-/// Triangle meshes and every pair of intersecting triangles within a mesh or between meshes.
+/// Triangle meshes and the queries over them: every pair of intersecting triangles within a mesh
+/// or between meshes, every pair of features within a distance (the contact query), and points
+/// against a mesh.
 ///
-/// A pair is reported when the exact triangle test (kernels/narrow/geometry/triangle_intersection.h), exact for the
-/// double corners it is given, says the closed triangles meet. Self-collision reads the mesh's float positions as they
-/// are and skips pairs that share a vertex index. A pair of meshes reads each mesh's positions moved by its transform
-/// in double (transformPoint), or as they are when it has none. Positions changed with setPositions refit the mesh's
-/// tree at the next query; requestRebuild builds it anew. Buffers are reused once sizes settle.
+/// An intersecting pair is reported when the exact triangle test says the closed triangles meet,
+/// exactly for the double corners it is given. Self-collision reads the mesh's float positions as
+/// they are and skips pairs that share a vertex index. A pair of meshes reads each mesh's
+/// positions moved by its transform in double, or as they are when it has none. Positions changed
+/// with setPositions refit the mesh's tree at the next query; requestRebuild builds it anew.
+/// Buffers are reused once sizes settle.
 class TriangleMeshSet {
 public:
     /// A set whose queries run on up to `threads` OpenMP threads (<= 0: OpenMP's default). Every
-    /// ThreadTuner::cProbePeriod queries the tree updates and the traversal each run once on one
-    /// thread and once on the team, and the faster of the two is used until the next probe: a
+    /// 64 queries the tree updates and the traversal each run once on one thread and once on the
+    /// team, and the faster of the two is used until the next probe: a
     /// team that shares its cores with other programs can be many times slower than one thread.
     explicit TriangleMeshSet(int threads = 0);
 
@@ -93,6 +96,7 @@ public:
     /// std::runtime_error saying why when no device is usable. The CUDA backend always walks
     /// leaves (Descent runs as LeafWalk) and gives the same contacts, bit for bit.
     TriangleMeshSet(Backend backend, int threadsOrDevice);
+    /// Frees the meshes, trees and fronts (on CUDA, the device memory too).
     ~TriangleMeshSet();
     TriangleMeshSet(const TriangleMeshSet&) = delete;
     TriangleMeshSet& operator=(const TriangleMeshSet&) = delete;
@@ -173,7 +177,7 @@ public:
     /// (meshA, meshB, triangleA, triangleB).
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, std::vector<TriangleContact>& contacts);
 
-    /// The contact query (proximity_contact.h) of a batch of self and pair queries: every
+    /// The contact query of a batch of self and pair queries: every
     /// vertex-triangle and edge-edge feature pair within options.distance (in a self query,
     /// features sharing a vertex skipped, or sharing a welded position with
     /// options.excludeWelded) and every intersecting triangle pair (in a self query, pairs that

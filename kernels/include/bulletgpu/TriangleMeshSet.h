@@ -183,7 +183,7 @@ public:
     /// options.excludeWelded) and every intersecting triangle pair (in a self query, pairs that
     /// share or weld a vertex skipped), sorted by (meshA, meshB, kind, featureA, featureB). Pair
     /// queries read the meshes moved by their transforms. Candidates come from the meshes' trees
-    /// with leaf boxes grown by proximity_bounds.h, walked anew each query, or through fronts kept
+    /// with leaf boxes grown by d/2 and a rounding allowance, walked anew each query, or through fronts kept
     /// per mesh pair (NarrowTraversal::Fronts; Descent walks as LeafWalk), which are separate from
     /// the intersection query's and generated anew when the distance changes or a tree is rebuilt
     /// or restructured. Contact queries schedule no rebuilds. On the CUDA backend the query runs

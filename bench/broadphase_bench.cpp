@@ -7,6 +7,7 @@
 //      calculateOverlappingPairs, with Bullet's updateAabbs and with the bulk update.
 // Prints tables of medians and writes them, with the machine, as JSON (--json FILE).
 #include "bench/benchmark_demo_scene.h"
+#include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
 
@@ -444,23 +445,6 @@ void benchmarkWorldCubes(const Options& options, json& report) {
     }
 }
 
-/// The first "model name" of /proc/cpuinfo.
-std::string firstCpuModel() {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);) {
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    }
-    return "unknown";
-}
-
-/// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
-std::string loadAverages() {
-    std::ifstream file("/proc/loadavg");
-    std::string one, five, fifteen;
-    file >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
-}
-
 /// What the numbers were measured on.
 json machineInfo(const std::string& cudaReason) {
     char date[32];
@@ -473,10 +457,10 @@ json machineInfo(const std::string& cudaReason) {
 #else
     const std::string compiler = "unknown";
 #endif
-    return {{"cpuModel", firstCpuModel()},
+    return {{"cpuModel", bulletgpu::cpuModel()},
             {"logicalCores", std::thread::hardware_concurrency()},
             {"openmpMaxThreads", omp_get_max_threads()},
-            {"loadAverageAtStart", loadAverages()},
+            {"loadAverageAtStart", bulletgpu::loadAverages()},
             {"compiler", compiler},
             {"bulletVersion", btGetVersion()},
             {"btUseDoublePrecision", sizeof(btScalar) == sizeof(double)},

@@ -13,6 +13,7 @@
 // that comes and goes falls on all of them. Prints a table and writes JSON with the machine.
 //
 // Usage: bulletgpu-bench-contact [data dir] [repeats] [json file] [scenes, comma-separated]
+#include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
 #include <bulletgpu/TriangleMeshSet.h>
@@ -96,18 +97,6 @@ bool checkFrame(Reference& reference, std::size_t frame, const std::vector<Proxi
     std::printf("%-13s ABORTED: %s gives %zu contacts on frame %zu, the reference %zu (or they differ)\n", scene,
                 contender, contacts.size(), frame, reference.contacts[frame].size());
     return false;
-}
-
-/// The mean length of the triangles' sides (each interior edge counted twice, as the tests do).
-double meanEdge(const PlyMesh& m) {
-    double sum = 0;
-    const std::size_t sides = m.indices.size();
-    for (std::size_t s = 0; s < sides; ++s) {
-        const float* p = &m.positions[3 * static_cast<std::size_t>(m.indices[s])];
-        const float* q = &m.positions[3 * static_cast<std::size_t>(m.indices[s - s % 3 + (s % 3 + 1) % 3])];
-        sum += std::sqrt(distanceSquared(toVec3d(p), toVec3d(q)));
-    }
-    return sum / static_cast<double>(sides);
 }
 
 /// The engine on one repeat: a fresh set, its first query, then cSteadyFrames frames alternating
@@ -381,23 +370,6 @@ void runScene(const char* scene, const std::vector<PlyMesh>& frames, int repeats
                 100.0 * static_cast<double>(dbvt.neighbours) /
                     static_cast<double>(std::max<std::uint64_t>(1, dbvt.candidates)));
     std::fflush(stdout);
-}
-
-/// The first "model name" of /proc/cpuinfo.
-std::string cpuModel() {
-    std::ifstream cpuinfo("/proc/cpuinfo");
-    for (std::string line; std::getline(cpuinfo, line);) {
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    }
-    return "unknown";
-}
-
-/// The 1, 5 and 15 minute load averages, as /proc/loadavg gives them.
-std::string loadAverages() {
-    std::ifstream file("/proc/loadavg");
-    std::string one, five, fifteen;
-    file >> one >> five >> fifteen;
-    return one + " " + five + " " + fifteen;
 }
 
 /// The first line a shell command prints ("unknown" when it fails).

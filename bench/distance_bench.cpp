@@ -10,6 +10,7 @@
 // and gaps of 1e-4 to 1 times the mesh's size: the copy is moved along its axis until
 // MeshDistance measures the gap within 5% (bisection), then both libraries answer the same query.
 // Times are medians of `repeats` queries; builds are timed once. Nothing is asserted.
+#include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "tests/support/mesh_generators.h"
@@ -60,16 +61,6 @@ Transform rigid(double w, double x, double y, double z, const double* t) {
     return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),     t[0],
             2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),     t[1],
             2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y), t[2]};
-}
-
-/// The CPU model from /proc/cpuinfo, or "unknown".
-std::string cpuModel() {
-    std::ifstream info("/proc/cpuinfo");
-    std::string line;
-    while (std::getline(info, line)) {
-        if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-    }
-    return "unknown";
 }
 
 /// One mesh of the benchmark.

@@ -75,18 +75,6 @@ bool sameFront(const BvttFront* kept, const std::vector<FrontEntry>& walked) {
             std::memcmp(kept->entries.data(), walked.data(), walked.size() * sizeof(FrontEntry)) == 0);
 }
 
-/// The mean edge length of a mesh.
-double meanEdge(const PlyMesh& m) {
-    double sum = 0;
-    const std::size_t sides = m.indices.size();
-    for (std::size_t s = 0; s < sides; ++s) {
-        const float* p = &m.positions[3 * static_cast<std::size_t>(m.indices[s])];
-        const float* q = &m.positions[3 * static_cast<std::size_t>(m.indices[s - s % 3 + (s % 3 + 1) % 3])];
-        sum += std::sqrt(distanceSquared(toVec3d(p), toVec3d(q)));
-    }
-    return sum / static_cast<double>(sides);
-}
-
 /// Counts contacts of one kind.
 std::size_t countKind(const std::vector<ProximityContact>& contacts, ProximityKind kind) {
     std::size_t n = 0;

@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <random>
@@ -292,6 +293,20 @@ inline PlyMesh seamSphere(std::uint32_t n, double squeeze, double phase) {
         mesh.positions[v + 2] = static_cast<float>(z * (1 - squeeze));
     }
     return mesh;
+}
+
+/// The mean length of a mesh's triangle sides, in double (a side shared by two triangles counts
+/// twice).
+inline double meanEdge(const PlyMesh& m) {
+    double sum = 0;
+    const std::size_t sides = m.indices.size();
+    for (std::size_t s = 0; s < sides; ++s) {
+        const float* p = &m.positions[3 * static_cast<std::size_t>(m.indices[s])];
+        const float* q = &m.positions[3 * static_cast<std::size_t>(m.indices[s - s % 3 + (s % 3 + 1) % 3])];
+        const double dx = double(p[0]) - q[0], dy = double(p[1]) - q[1], dz = double(p[2]) - q[2];
+        sum += std::sqrt(dx * dx + dy * dy + dz * dz);
+    }
+    return sum / static_cast<double>(sides);
 }
 
 } // namespace bulletgpu

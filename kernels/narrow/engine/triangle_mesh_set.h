@@ -75,19 +75,15 @@ std::unique_ptr<NarrowDeviceEngine> createCudaNarrowEngine(int device);
 
 } // namespace detail
 
-/// The engine of a TriangleMeshSet (see the public header for the queries' contract).
+/// The engine of a TriangleMeshSet. Members named as the public ones do what the public header
+/// documents for them.
 class TriangleMeshSetImpl {
 public:
-    /// A set whose queries run on up to `threads` OpenMP threads (<= 0: OpenMP's default). Every
-    /// ThreadTuner::cProbePeriod queries the tree updates and the traversal each run once on one
-    /// thread and once on the team, and the faster of the two is used until the next probe: a
-    /// team that shares its cores with other programs can be many times slower than one thread.
+    /// As TriangleMeshSet's constructor of the same parameters.
     explicit TriangleMeshSetImpl(int threads = 0);
-    /// A set on `backend`: `threadsOrDevice` is the most OpenMP threads for Cpu (<= 0: default)
-    /// or the device for Cuda. Auto picks CUDA when a device is usable. Cuda throws
-    /// std::runtime_error saying why when no device is usable. The CUDA backend always walks
-    /// leaves (Descent runs as LeafWalk) and gives the same contacts, bit for bit.
+    /// As TriangleMeshSet's constructor of the same parameters.
     TriangleMeshSetImpl(Backend backend, int threadsOrDevice);
+    /// Frees the meshes, trees, fronts and the device engine.
     ~TriangleMeshSetImpl();
     TriangleMeshSetImpl(const TriangleMeshSetImpl&) = delete;
     TriangleMeshSetImpl& operator=(const TriangleMeshSetImpl&) = delete;
@@ -97,47 +93,33 @@ public:
     /// The backend and what it runs on.
     std::string description() const;
 
-    /// Adds a mesh of `vertexCount` vertices (x, y, z floats each, finite) and `triangleCount`
-    /// triangles (three vertex indices each, below vertexCount). Returns the mesh's index.
-    /// Throws std::invalid_argument on bad input. Until its positions are first replaced the mesh
-    /// is rigid, and a build with OBBs sorts its triangles in its principal frame (principalFrame).
+    /// As TriangleMeshSet::addMesh.
     std::uint32_t addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
                           std::uint32_t triangleCount);
 
-    /// Replaces the vertex positions of `mesh` (same count); its tree is refitted at the next
-    /// query. The mesh is deforming from then on: later builds sort in its own axes.
+    /// As TriangleMeshSet::setPositions.
     void setPositions(std::uint32_t mesh, const float* positions);
 
-    /// Sets the rigid transform of `mesh` used by pair queries: a row-major 3x4 matrix [R | t]
-    /// in double, or null for none. Throws std::invalid_argument unless every entry is finite.
+    /// As TriangleMeshSet::setTransform.
     void setTransform(std::uint32_t mesh, const double* transform);
 
     /// Builds the tree of `mesh` anew at the next query (after large deformations).
     void requestRebuild(std::uint32_t mesh);
 
-    /// Chooses the bounding volumes of `mesh` (default Aabb); fronts are generated anew. A query
-    /// uses OBBs where both of its meshes keep them. Contacts do not depend on the choice. The
-    /// tree keeps its topology until its next build, which sorts a rigid mesh with OBBs in its
-    /// principal frame (gProximity 4.4); choose before the first query to have that at once.
+    /// As TriangleMeshSet::setBoundingVolume.
     void setBoundingVolume(std::uint32_t mesh, BoundingVolume volume);
     /// The bounding volumes of `mesh`.
     BoundingVolume boundingVolume(std::uint32_t mesh) const;
 
-    /// Chooses how queries traverse; fronts are generated anew on a change. The default is
-    /// LeafWalk on the CPU, where walking every leaf anew with sixteen leaves at a time beats
-    /// updating a kept front (docs/benchmarks/narrow-cpu.md), and Fronts on CUDA.
+    /// As TriangleMeshSet::setTraversal.
     void setTraversal(NarrowTraversal traversal);
     /// How queries traverse.
     NarrowTraversal traversal() const { return m_traversal; }
-    /// Restructures or rebuilds a deformed mesh's tree once a front over it has degraded by
-    /// `ratio` (front_quality.h; default cDefaultRebuildRatio): the degraded subtrees are rebuilt
-    /// in place and the fronts carried over, or the whole tree is built anew. 0 rebuilds only on
-    /// requestRebuild. The Descent traversal keeps no front and never rebuilds on its own.
+    /// As TriangleMeshSet::setRebuildRatio.
     void setRebuildRatio(double ratio);
     /// The rebuild ratio in use.
     double rebuildRatio() const { return m_rebuildRatio; }
-    /// Whether a degraded tree has its degraded subtrees rebuilt in place (default true), or is
-    /// rebuilt whole (false).
+    /// As TriangleMeshSet::setRestructuring.
     void setRestructuring(bool restructure);
     /// Whether degraded subtrees are restructured.
     bool restructuring() const { return m_restructuring; }
@@ -162,22 +144,10 @@ public:
     /// Writes the intersecting pairs between two different meshes, with their transforms.
     void findPairContacts(std::uint32_t meshA, std::uint32_t meshB, std::vector<TriangleContact>& contacts);
 
-    /// Runs a batch of self and pair queries in one traversal; contacts are sorted by
-    /// (meshA, meshB, triangleA, triangleB).
+    /// As TriangleMeshSet::findContacts.
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, std::vector<TriangleContact>& contacts);
 
-    /// The contact query (proximity_contact.h) of a batch of self and pair queries: every
-    /// vertex-triangle and edge-edge feature pair within options.distance (in a self query,
-    /// features sharing a vertex skipped, or sharing a welded position with
-    /// options.excludeWelded) and every intersecting triangle pair (in a self query, pairs that
-    /// share or weld a vertex skipped), sorted by (meshA, meshB, kind, featureA, featureB). Pair
-    /// queries read the meshes moved by their transforms. Candidates come from the meshes' trees
-    /// with leaf boxes grown by proximity_bounds.h, walked anew each query, or through fronts kept
-    /// per mesh pair (NarrowTraversal::Fronts; Descent walks as LeafWalk), which are separate from
-    /// the intersection query's and generated anew when the distance changes or a tree is rebuilt
-    /// or restructured. Contact queries schedule no rebuilds. On the CUDA backend the query runs
-    /// on the host from the set's copies of the meshes (the same contacts). Throws
-    /// std::invalid_argument on a bad mesh or distance.
+    /// As TriangleMeshSet::findProximity.
     void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
                        std::vector<ProximityContact>& contacts);
     /// The contact query of `mesh` against itself.
@@ -186,10 +156,7 @@ public:
     /// The contact query of two different meshes.
     void findPairProximity(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options,
                            std::vector<ProximityContact>& contacts);
-    /// The points-against-mesh query: every (point, triangle) pair of `count` points (x, y, z
-    /// floats each, finite, world frame) and the triangles of `mesh` (moved by its transform)
-    /// within `distance` (pointTriangleContact), sorted by (point, triangle). Runs on the host on
-    /// either backend.
+    /// As TriangleMeshSet::findPointContacts.
     void findPointContacts(const float* points, std::uint32_t count, std::uint32_t mesh, double distance,
                            std::vector<PointContact>& contacts);
     /// The contact query's front kept for (meshA, meshB), or null when there is none.
@@ -258,6 +225,11 @@ private:
         std::vector<FrontEntry> walk;           ///< A point's candidate leaves.
     };
 
+    /// Checks the queries' meshes and sorts m_order by mesh pair, so that joined results come
+    /// out in the documented order.
+    void orderQueries(const MeshPairQuery* queries, std::uint32_t count);
+    /// Builds or refits the trees a query reads (own frame, and world frame for a pair query).
+    void updateTreesOf(const MeshPairQuery& query);
     /// Builds or refits the mesh's own tree when needed.
     void updateTree(Mesh& mesh);
     /// Refits the mesh's world-frame tree when it has a transform and is stale.

@@ -84,8 +84,8 @@ void TriangleMeshSetImpl::resetFronts() {
     if (m_device) m_device->resetFronts();
 }
 
-std::uint32_t TriangleMeshSetImpl::addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
-                                       std::uint32_t triangleCount) {
+std::uint32_t TriangleMeshSetImpl::addMesh(const float* positions, std::uint32_t vertexCount,
+                                           const std::uint32_t* indices, std::uint32_t triangleCount) {
     if (triangleCount >= (cLeafFlag >> 1)) throw std::invalid_argument("bulletgpu: a mesh holds under 2^30 triangles");
     if ((vertexCount > 0 && positions == nullptr) || (triangleCount > 0 && indices == nullptr)) {
         throw std::invalid_argument("bulletgpu: addMesh needs positions and indices");
@@ -291,20 +291,32 @@ MeshView TriangleMeshSetImpl::viewOf(std::uint32_t index, bool world) const {
                     planes.empty() ? nullptr : planes.data()};
 }
 
-void TriangleMeshSetImpl::findContacts(const MeshPairQuery* queries, std::uint32_t count,
-                                   std::vector<TriangleContact>& contacts) {
-    m_stats = NarrowStats{};
+void TriangleMeshSetImpl::orderQueries(const MeshPairQuery* queries, std::uint32_t count) {
     for (std::uint32_t q = 0; q < count; ++q) {
         checkMesh(queries[q].meshA);
         checkMesh(queries[q].meshB);
     }
-    // Queries sorted by mesh pair, so the joined contacts come out in the documented order.
     m_order.resize(count);
     for (std::uint32_t q = 0; q < count; ++q) m_order[q] = q;
     std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
         return queries[x].meshA != queries[y].meshA ? queries[x].meshA < queries[y].meshA
                                                     : queries[x].meshB < queries[y].meshB;
     });
+}
+
+void TriangleMeshSetImpl::updateTreesOf(const MeshPairQuery& query) {
+    updateTree(m_meshes[query.meshA]);
+    updateTree(m_meshes[query.meshB]);
+    if (query.meshA != query.meshB) {
+        updateWorldTree(m_meshes[query.meshA]);
+        updateWorldTree(m_meshes[query.meshB]);
+    }
+}
+
+void TriangleMeshSetImpl::findContacts(const MeshPairQuery* queries, std::uint32_t count,
+                                       std::vector<TriangleContact>& contacts) {
+    m_stats = NarrowStats{};
+    orderQueries(queries, count);
     if (m_device) {
         m_sortedQueries.resize(count);
         for (std::uint32_t q = 0; q < count; ++q) m_sortedQueries[q] = queries[m_order[q]];
@@ -319,12 +331,7 @@ void TriangleMeshSetImpl::findContacts(const MeshPairQuery* queries, std::uint32
     for (std::uint32_t q = 0; q < count; ++q) {
         const MeshPairQuery& query = queries[q];
         const bool self = query.meshA == query.meshB;
-        updateTree(m_meshes[query.meshA]);
-        updateTree(m_meshes[query.meshB]);
-        if (!self) {
-            updateWorldTree(m_meshes[query.meshA]);
-            updateWorldTree(m_meshes[query.meshB]);
-        }
+        updateTreesOf(query);
         m_queries.push_back(BvttQuery{viewOf(query.meshA, !self), viewOf(query.meshB, !self), self});
     }
     const double treeMs = m_stats.buildMs + m_stats.refitMs;
@@ -381,7 +388,7 @@ void TriangleMeshSetImpl::carryFrontsOver() {
 }
 
 void TriangleMeshSetImpl::recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
-                                    const FrontCounters& counters) {
+                                        const FrontCounters& counters) {
     const std::uint32_t leaves = m_meshes[query.meshA].tree.leafCount();
     const bool degraded =
         recordFrontQuality(front.quality, counters.frontEntries, counters.candidates, leaves, m_rebuildRatio);
@@ -420,7 +427,7 @@ void TriangleMeshSetImpl::findSelfContacts(std::uint32_t mesh, std::vector<Trian
 }
 
 void TriangleMeshSetImpl::findPairContacts(std::uint32_t meshA, std::uint32_t meshB,
-                                       std::vector<TriangleContact>& contacts) {
+                                           std::vector<TriangleContact>& contacts) {
     if (meshA == meshB) throw std::invalid_argument("bulletgpu: findPairContacts needs two different meshes");
     const MeshPairQuery query{meshA, meshB};
     findContacts(&query, 1, contacts);

@@ -95,7 +95,7 @@ std::vector<FrontEntry> TriangleMeshSetImpl::walkedProximityFront(std::uint32_t 
 }
 
 void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
-                                              std::vector<ProximityContact>& contacts) {
+                                                  std::vector<ProximityContact>& contacts) {
     const std::vector<FrontEntry>& candidates = m_frontTraversal.candidates();
     const auto count = static_cast<std::int64_t>(candidates.size());
     const int team = count >= cParallelProximity ? m_threads : 1;
@@ -133,30 +133,12 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
     std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), proximityBefore);
 }
 
-void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
-                                    std::vector<ProximityContact>& contacts) {
+void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint32_t count,
+                                        const ProximityOptions& options, std::vector<ProximityContact>& contacts) {
     checkDistance(options.distance);
-    for (std::uint32_t q = 0; q < count; ++q) {
-        checkMesh(queries[q].meshA);
-        checkMesh(queries[q].meshB);
-    }
     m_stats = NarrowStats{};
-    m_order.resize(count);
-    for (std::uint32_t q = 0; q < count; ++q) m_order[q] = q;
-    std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
-        return queries[x].meshA != queries[y].meshA ? queries[x].meshA < queries[y].meshA
-                                                    : queries[x].meshB < queries[y].meshB;
-    });
-    for (std::uint32_t q = 0; q < count; ++q) {
-        const MeshPairQuery& query = queries[q];
-        const bool self = query.meshA == query.meshB;
-        updateTree(m_meshes[query.meshA]);
-        updateTree(m_meshes[query.meshB]);
-        if (!self) {
-            updateWorldTree(m_meshes[query.meshA]);
-            updateWorldTree(m_meshes[query.meshB]);
-        }
-    }
+    orderQueries(queries, count);
+    for (std::uint32_t q = 0; q < count; ++q) updateTreesOf(queries[q]);
     // The intersection query's fronts follow any restructuring done here.
     carryFrontsOver();
     ++m_proximityBatch;
@@ -201,20 +183,20 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
 }
 
 void TriangleMeshSetImpl::findSelfProximity(std::uint32_t mesh, const ProximityOptions& options,
-                                        std::vector<ProximityContact>& contacts) {
+                                            std::vector<ProximityContact>& contacts) {
     const MeshPairQuery query{mesh, mesh};
     findProximity(&query, 1, options, contacts);
 }
 
 void TriangleMeshSetImpl::findPairProximity(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options,
-                                        std::vector<ProximityContact>& contacts) {
+                                            std::vector<ProximityContact>& contacts) {
     if (meshA == meshB) throw std::invalid_argument("bulletgpu: findPairProximity needs two different meshes");
     const MeshPairQuery query{meshA, meshB};
     findProximity(&query, 1, options, contacts);
 }
 
-void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
-                                        std::vector<PointContact>& contacts) {
+void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index,
+                                            double distance, std::vector<PointContact>& contacts) {
     checkMesh(index);
     checkDistance(distance);
     if (count > 0 && points == nullptr) throw std::invalid_argument("bulletgpu: findPointContacts needs points");

@@ -126,6 +126,10 @@ public:
         worldSpec.done();
         if (m_content->skipsStaticPairs()) m_dispatcher->setNearCallback(skipStaticPairsNearCallback);
         m_content->addTo(*m_world, m_softWorld);
+        if (!m_content->scripts().empty()) {
+            m_world->setInternalTickCallback(runScriptsBeforeStep, this, true);
+            m_world->setInternalTickCallback(runScriptsAfterStep, this, false);
+        }
     }
 
     ~FileSceneWorld() override {
@@ -146,12 +150,15 @@ public:
     int defaultSteps() const override { return m_steps; }
     int objectCount() const override { return m_world->getNumCollisionObjects(); }
 
-    void step() override {
-        for (const std::unique_ptr<SceneScript>& script : m_content->scripts()) script->beforeStep(*m_world);
-        m_world->stepSimulation(m_settings.timeStep, m_settings.maxSubSteps, m_settings.timeStep);
+    void step() override { advance(m_settings.timeStep, m_settings.maxSubSteps); }
+
+    int advance(double elapsedSeconds, int maxSubSteps) override {
+        const int substeps = m_world->stepSimulation(btScalar(elapsedSeconds), maxSubSteps, m_settings.timeStep);
         if (m_softInfo) m_softInfo->m_sparsesdf.GarbageCollect();
-        for (const std::unique_ptr<SceneScript>& script : m_content->scripts()) script->afterStep(*m_world);
+        return substeps;
     }
+
+    double timeStep() const override { return m_settings.timeStep; }
 
     double meanHeight() const override {
         double sum = 0;
@@ -176,6 +183,17 @@ public:
     }
 
 private:
+    static void runScriptsBeforeStep(btDynamicsWorld* world, btScalar) {
+        auto* self = static_cast<FileSceneWorld*>(world->getWorldUserInfo());
+        for (const std::unique_ptr<SceneScript>& script : self->m_content->scripts())
+            script->beforeStep(*self->m_world);
+    }
+
+    static void runScriptsAfterStep(btDynamicsWorld* world, btScalar) {
+        auto* self = static_cast<FileSceneWorld*>(world->getWorldUserInfo());
+        for (const std::unique_ptr<SceneScript>& script : self->m_content->scripts()) script->afterStep(*self->m_world);
+    }
+
     static WorldSettings readWorld(const JsonReader& spec) {
         WorldSettings settings;
         const std::string type = spec.string("type", "rigid");
@@ -242,18 +260,37 @@ private:
 
 } // namespace
 
-std::unique_ptr<SceneWorld> loadSceneFile(const std::string& path, const BroadphaseFactory& makeBroadphase,
-                                          const SceneLoadOptions& options) {
-    if (!(options.scale > 0)) throw std::runtime_error(path + ": scale: expected a positive number");
+namespace {
+
+nlohmann::json readSceneDocument(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error(path + ": cannot open the file");
-    nlohmann::json document;
     try {
-        document = nlohmann::json::parse(in);
+        return nlohmann::json::parse(in);
     } catch (const nlohmann::json::parse_error& error) {
         throw std::runtime_error(path + ": invalid JSON: " + error.what());
     }
-    return std::make_unique<FileSceneWorld>(document, path, makeBroadphase, options);
+}
+
+} // namespace
+
+std::unique_ptr<SceneWorld> loadSceneFile(const std::string& path, const BroadphaseFactory& makeBroadphase,
+                                          const SceneLoadOptions& options) {
+    if (!(options.scale > 0)) throw std::runtime_error(path + ": scale: expected a positive number");
+    return std::make_unique<FileSceneWorld>(readSceneDocument(path), path, makeBroadphase, options);
+}
+
+double scalableObjectCount(const std::string& path) {
+    const nlohmann::json document = readSceneDocument(path);
+    double count = 0;
+    const auto objects = document.find("objects");
+    if (objects == document.end() || !objects->is_array()) return 0;
+    for (const nlohmann::json& object : *objects) {
+        if (!object.is_object() || !object.value("scalable", false)) continue;
+        const auto objectCount = object.find("count");
+        if (objectCount != object.end() && objectCount->is_number()) count += objectCount->get<double>();
+    }
+    return count;
 }
 
 } // namespace bulletgpu::demo

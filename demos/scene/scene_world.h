@@ -55,10 +55,17 @@ public:
     /// Collision objects in the world (rigid and soft).
     virtual int objectCount() const = 0;
 
-    /// One frame: the scene's scripted actions that come before the step (moving kinematic
-    /// objects), stepSimulation with the scene's time step, then those that come after it
-    /// (casting rays, as BenchmarkDemo does).
+    /// One frame: stepSimulation with the scene's time step (one internal step). The scene's
+    /// scripted actions run around every internal step: those that come before it (moving
+    /// kinematic objects) and those that come after it (casting rays, as BenchmarkDemo does).
     virtual void step() = 0;
+
+    /// Real time: stepSimulation(elapsedSeconds, maxSubSteps, the scene's time step), Bullet's
+    /// own fixed substeps (none when less than a step has elapsed, time beyond maxSubSteps
+    /// dropped), with the scripted actions around each substep. Returns the substeps taken.
+    virtual int advance(double elapsedSeconds, int maxSubSteps) = 0;
+    /// The scene's fixed time step, in seconds.
+    virtual double timeStep() const = 0;
 
     /// Mean height (y) of the dynamic rigid bodies and soft-body nodes: how the scene settled.
     virtual double meanHeight() const = 0;
@@ -71,5 +78,11 @@ public:
 /// "scenes/x.json: objects[2].count: expected a positive integer") on a malformed file.
 std::unique_ptr<SceneWorld> loadSceneFile(const std::string& path, const BroadphaseFactory& makeBroadphase,
                                           const SceneLoadOptions& options = {});
+
+/// The objects a scene file's scalable generators create at scale 1 (the sum of their "count"
+/// fields), read without building anything: SceneLoadOptions::scale times this is what a scaled
+/// load creates of them. 0 for a file without scalable generators. Throws as loadSceneFile does
+/// on a file that cannot be read or parsed.
+double scalableObjectCount(const std::string& path);
 
 } // namespace bulletgpu::demo

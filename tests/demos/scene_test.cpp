@@ -48,12 +48,7 @@ std::vector<std::string> sceneFiles() {
 // A scale that keeps the scalable generators of a scene file to about 2,000 objects in all (the
 // suite also runs under AddressSanitizer on two cores, and btSimpleBroadphase is quadratic).
 double ciScale(const std::string& file) {
-    std::ifstream in(cScenes + "/" + file);
-    const nlohmann::json document = nlohmann::json::parse(in);
-    double scalable = 0;
-    for (const nlohmann::json& object : document.at("objects")) {
-        if (object.value("scalable", false)) scalable += object.at("count").get<double>();
-    }
+    const double scalable = bulletgpu::demo::scalableObjectCount(cScenes + "/" + file);
     return scalable > 2000 ? 2000 / scalable : 1.0;
 }
 
@@ -228,6 +223,37 @@ TEST_CASE("the moving box field moves kinematic boxes inside its walls", "[scene
     }
     CHECK(straight > before.size() * 8 / 10);
     CHECK(scene->meanHeight() == 0);
+}
+
+TEST_CASE("advance steps in real time with Bullet's fixed substeps and the scripts around each", "[scene]") {
+    const std::unique_ptr<SceneWorld> scene = load("box-field-100k.json", "bulletgpu-cpu", 0.01);
+    const double timeStep = 1.0 / 60.0;
+    // The distance every box travelled, given that a straight substep moves it exactly 0.05.
+    auto stepsTaken = [&](const std::vector<btVector3>& before) {
+        const std::vector<btVector3> after = positions(*scene);
+        std::vector<double> moved(before.size());
+        for (size_t i = 0; i < before.size(); ++i) moved[i] = before[i].distance(after[i]);
+        std::nth_element(moved.begin(), moved.begin() + long(moved.size() / 2), moved.end());
+        return int(std::lround(moved[moved.size() / 2] / 0.05));
+    };
+    std::vector<btVector3> before = positions(*scene);
+    scene->advance(0.4 * timeStep, 4);
+    CHECK(stepsTaken(before) == 0);
+    scene->advance(2.7 * timeStep, 4); // 3.1 steps have elapsed: three substeps
+    CHECK(stepsTaken(before) == 3);
+    before = positions(*scene);
+    scene->advance(100 * timeStep, 4); // at most maxSubSteps; the rest of the time is dropped
+    CHECK(stepsTaken(before) == 4);
+    before = positions(*scene);
+    scene->advance(0, 4);
+    CHECK(stepsTaken(before) == 0);
+}
+
+TEST_CASE("a scene file's scalable object count is read without building it", "[scene]") {
+    CHECK(bulletgpu::demo::scalableObjectCount(cScenes + "/box-field-10m.json") == 1e7);
+    CHECK(bulletgpu::demo::scalableObjectCount(cScenes + "/benchmark-1-3000-boxes.json") == 0);
+    CHECK_THROWS_WITH(bulletgpu::demo::scalableObjectCount(cScenes + "/missing.json"),
+                      Catch::Contains("cannot open the file"));
 }
 
 TEST_CASE("OBJ meshes load relative to the scene file as static meshes and soft bodies", "[scene]") {

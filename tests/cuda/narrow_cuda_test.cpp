@@ -8,6 +8,7 @@
 #include "tests/support/ply_mesh.h"
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
+#include "support/test_skip.h"
 #include "support/mesh_transforms.h"
 
 #include <catch2/catch.hpp>
@@ -26,10 +27,10 @@ using test::uprightTransform;
 
 namespace {
 
-/// Whether device 0 can run the tests; warns with the reason when it cannot.
-bool cudaDeviceOrWarn() {
+/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
+bool cudaDeviceOrSkip() {
     const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) WARN("narrow-phase CUDA test skipped: " << probe.reason);
+    if (!probe.usable) bulletgpu::test::skipTestCase("narrow-phase CUDA test: " + probe.reason);
     return probe.usable;
 }
 
@@ -105,7 +106,7 @@ std::string dataDir() {
 } // namespace
 
 TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth", "[cuda][narrow]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
@@ -127,7 +128,7 @@ TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth",
 }
 
 TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the CPU", "[cuda][narrow]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     TwinSets sets(traversal);
     const std::uint32_t count = 20000;
@@ -144,7 +145,7 @@ TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the 
 }
 
 TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda][narrow]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
@@ -164,7 +165,7 @@ TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda]
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and deforming meshes", "[cuda][narrow]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh torus = torusMesh(48, 16, 1.0, 0.55);
     const double centre[3] = {0, 0, 0};
@@ -194,7 +195,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and defor
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[cuda][narrow]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const std::uint32_t count = GENERATE(2u, 3u, 17u, 1000u, 70000u);
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh soup = triangleSoup(count, 0.6 / std::cbrt(static_cast<double>(count)), count);
@@ -207,7 +208,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[c
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on the ccd-frames meshes", "[cuda][narrow][data]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     struct Scene {
         const char* name;
         const char* frames[2];
@@ -217,7 +218,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on the ccd-frames meshes", "[cuda][n
                  Scene{"rod-twist", {"3036", "3037"}});
     const std::string folder = dataDir() + "/ccd-frames/" + scene.name + "/frames/";
     if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        WARN("skipped: no real data at " << folder << " (set BULLETGPU_DATA_DIR)");
+        bulletgpu::test::skipTestCase("no real data at " + folder + " (set BULLETGPU_DATA_DIR)");
         return;
     }
     const PlyMesh frames[2] = {readPlyMesh(folder + scene.frames[0] + ".ply"),

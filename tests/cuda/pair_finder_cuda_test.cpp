@@ -5,6 +5,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/pair_finder_cpu.h"
+#include "support/test_skip.h"
 #include "support/random_scenes.h"
 
 #include <catch2/catch.hpp>
@@ -28,10 +29,10 @@ namespace {
 constexpr double cInf = std::numeric_limits<double>::infinity();
 constexpr double cNaN = std::numeric_limits<double>::quiet_NaN();
 
-/// Whether device 0 can run the tests; warns with the reason when it cannot.
-bool cudaDeviceOrWarn() {
+/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
+bool cudaDeviceOrSkip() {
     const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) WARN("PairFinderCuda test skipped: " << probe.reason);
+    if (!probe.usable) bulletgpu::test::skipTestCase("PairFinderCuda test: " + probe.reason);
     return probe.usable;
 }
 
@@ -293,7 +294,7 @@ TEST_CASE("PairFinderCuda: the factory reports why no device is usable", "[sap][
 }
 
 TEST_CASE("PairFinderCuda: random scenes match the CPU finder frame by frame", "[sap][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const SceneKind kind =
         GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 2, 100, 5000);
@@ -313,7 +314,7 @@ TEST_CASE("PairFinderCuda: random scenes match the CPU finder frame by frame", "
 }
 
 TEST_CASE("PairFinderCuda: 20,000 boxes with churn match the CPU finder", "[sap][cuda][large]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered);
     const Extras extras = GENERATE(Extras::None, Extras::Mixed);
     const bool exact = GENERATE(false, true);
@@ -331,7 +332,7 @@ TEST_CASE("PairFinderCuda: 20,000 boxes with churn match the CPU finder", "[sap]
 }
 
 TEST_CASE("PairFinderCuda: millions of pairs grow the pair buffer", "[sap][cuda][large]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     SceneGenerator random(77);
     TwinStores stores(false);
     for (std::uint32_t slot = 0; slot < 2500; ++slot) {
@@ -347,7 +348,7 @@ TEST_CASE("PairFinderCuda: millions of pairs grow the pair buffer", "[sap][cuda]
 }
 
 TEST_CASE("PairFinderCuda: named edge cases match the CPU finder", "[sap][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     TwinStores stores(GENERATE(false, true));
     SceneGenerator generator(3);
     std::uint32_t slot = 0;
@@ -396,7 +397,7 @@ TEST_CASE("PairFinderCuda: named edge cases match the CPU finder", "[sap][cuda]"
 }
 
 TEST_CASE("PairFinderCuda: nothing changed skips the work", "[sap][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     SceneGenerator generator(9);
     const std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 500);
     TwinStores stores(false);
@@ -411,7 +412,7 @@ TEST_CASE("PairFinderCuda: nothing changed skips the work", "[sap][cuda]") {
 }
 
 TEST_CASE("PairFinderCuda: edits match the CPU finder", "[sap][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     const bool editFirst = GENERATE(false, true);
     CAPTURE(editFirst);
     ChurningScene scene(SceneKind::Clustered, 2000, Extras::Mixed, 41);
@@ -445,7 +446,7 @@ TEST_CASE("PairFinderCuda: edits match the CPU finder", "[sap][cuda]") {
 }
 
 TEST_CASE("PairFinderCuda: reset reports every pair as found again", "[sap][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     ChurningScene scene(SceneKind::Uniform, 1000, Extras::Huge, 5);
     TwinStores stores(false);
     scene.populate(stores);
@@ -459,7 +460,7 @@ TEST_CASE("PairFinderCuda: reset reports every pair as found again", "[sap][cuda
 }
 
 TEST_CASE("PairFinderCuda: a different store is sent again in full", "[sap][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     PairFinderCpu cpu(2);
     const std::unique_ptr<PairFinder> cuda = createCudaPairFinder(0);
     for (const std::size_t n : {3000u, 700u}) {

@@ -5,6 +5,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/partition/partitioned_pair_finder.h"
 #include "kernels/sap/pair_finder_cpu.h"
+#include "support/test_skip.h"
 #include "support/random_scenes.h"
 
 #include <catch2/catch.hpp>
@@ -18,7 +19,7 @@ using namespace bulletgpu::test;
 TEST_CASE("Partitioned CUDA finder: K streams on one device equal the CPU finder", "[cuda][partition]") {
     const CudaDeviceProbe probe = probeCudaDevice(0);
     if (!probe.usable) {
-        WARN("partitioned CUDA test skipped: " << probe.reason);
+        bulletgpu::test::skipTestCase("partitioned CUDA test: " + probe.reason);
         return;
     }
     const int slabs = GENERATE(1, 2, 3, 4, 7);

@@ -6,6 +6,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/reference/brute_force_chains.h"
 
+#include "support/test_skip.h"
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -18,10 +19,10 @@ using namespace bulletgpu;
 
 namespace {
 
-/// Whether device 0 can run the tests; warns with the reason when it cannot.
-bool cudaDeviceOrWarn() {
+/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
+bool cudaDeviceOrSkip() {
     const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) WARN("SphereChain CUDA test skipped: " << probe.reason);
+    if (!probe.usable) bulletgpu::test::skipTestCase("SphereChain CUDA test: " + probe.reason);
     return probe.usable;
 }
 
@@ -64,7 +65,7 @@ TEST_CASE("SphereChain CUDA: without a device the backend says why", "[chain][cu
 }
 
 TEST_CASE("SphereChain CUDA: the paper's paths match the CPU", "[chain][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     for (const std::uint32_t count : {10000u, 50000u, 150000u}) {
         CAPTURE(count);
         TwinSets sets;
@@ -79,7 +80,7 @@ TEST_CASE("SphereChain CUDA: the paper's paths match the CPU", "[chain][cuda]") 
 }
 
 TEST_CASE("SphereChain CUDA: many chains, degenerate spheres, exclusion and filters", "[chain][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> step(-0.6f, 0.6f), radius(0.0f, 1.0f);
     TwinSets sets;
@@ -99,7 +100,7 @@ TEST_CASE("SphereChain CUDA: many chains, degenerate spheres, exclusion and filt
 }
 
 TEST_CASE("SphereChain CUDA: refits over frames of motion match the CPU", "[chain][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     TwinSets sets;
     sets.add(paperCirclesChain(20000, 0));
     sets.add(paperSinusoidChain(20000, 0));
@@ -113,7 +114,7 @@ TEST_CASE("SphereChain CUDA: refits over frames of motion match the CPU", "[chai
 }
 
 TEST_CASE("SphereChain CUDA: sizes around the refit's 2048-leaf subtrees match the CPU", "[chain][cuda]") {
-    if (!cudaDeviceOrWarn()) return;
+    if (!cudaDeviceOrSkip()) return;
     for (const std::uint32_t count : {1u, 2u, 3u, 2047u, 2048u, 2049u, 4096u, 4097u, 6145u}) {
         CAPTURE(count);
         std::mt19937 rng(count);

@@ -10,6 +10,7 @@
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
 
+#include "support/test_skip.h"
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -449,8 +450,7 @@ TEST_CASE("Contact-query fronts follow trees restructured by the intersection qu
 TEST_CASE("Contact query of a real cloth frame equals the swept oracle", "[narrow][proximity][data]") {
     const std::string path = dataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
     if (!std::ifstream(path).good()) {
-        WARN("skipped: no real data at " << path << " (set BULLETGPU_DATA_DIR)");
-        SUCCEED();
+        bulletgpu::test::skipTestCase("no real data at " + path + " (set BULLETGPU_DATA_DIR)");
         return;
     }
     const PlyMesh frame = readPlyMesh(path);

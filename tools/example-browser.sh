@@ -18,19 +18,9 @@ run=0
 [ -f "$tree/examples/ExampleBrowser/main.cpp" ] && [ -f "$tree/VERSION" ] ||
   { echo "example-browser: $tree is not a bullet3 source tree (no examples/ExampleBrowser/main.cpp)" >&2; exit 2; }
 
-packages=(cmake g++ ninja-build pkg-config nlohmann-json3-dev libtinyobjloader-dev libpng-dev
-          xvfb x11-apps netpbm libgl1 libgl1-mesa-dri libglx-mesa0 libx11-6)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source "$root/tools/install-missing.sh"
+install_missing cmake g++ ninja-build pkg-config nlohmann-json3-dev libtinyobjloader-dev libpng-dev \
+  xvfb x11-apps netpbm libgl1 libgl1-mesa-dri libglx-mesa0 libx11-6
 
 work=$(mkdir -p "${BROWSER_WORK:-$root/build-example-browser}" && cd "${BROWSER_WORK:-$root/build-example-browser}" && pwd)
 prefix=$work/prefix

@@ -9,19 +9,9 @@ what=${1:-test}
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-packages=(cmake g++ ninja-build pkg-config libbullet-dev libbullet-extras-dev catch2 nlohmann-json3-dev libpng-dev
-          libtinyobjloader-dev libfcl-dev)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if [ ${#missing[@]} -gt 0 ]; then
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  echo "installing: ${missing[*]}"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+source "$root/tools/install-missing.sh"
+install_missing cmake g++ ninja-build pkg-config libbullet-dev libbullet-extras-dev catch2 nlohmann-json3-dev libpng-dev \
+  libtinyobjloader-dev libfcl-dev
 
 if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
   export PATH="/usr/local/cuda/bin:$PATH"

@@ -115,7 +115,8 @@ std::vector<CcdImpact> allPairsImpacts(const MovingMesh& a, const MovingMesh& b,
     if (!self) vertexFace(b, usedB, a, true);
     for (std::uint32_t i = 0; i < fa.edges.size() / 2; ++i) {
         for (std::uint32_t j = self ? i + 1 : 0; j < fb.edges.size() / 2; ++j) {
-            const std::uint32_t vertices[4] = {fa.edges[2 * i], fa.edges[2 * i + 1], fb.edges[2 * j], fb.edges[2 * j + 1]};
+            const std::uint32_t vertices[4] = {fa.edges[2 * i], fa.edges[2 * i + 1], fb.edges[2 * j],
+                                               fb.edges[2 * j + 1]};
             if (self && (vertices[0] == vertices[2] || vertices[0] == vertices[3] || vertices[1] == vertices[2] ||
                          vertices[1] == vertices[3])) {
                 continue;
@@ -220,8 +221,8 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
         struct Scale {
             double scale, offset;
         };
-        for (const Scale s : {Scale{1e30, 1e31}, Scale{0x1p900, 0x1p900}, Scale{1e-30, 0.0}, Scale{1e-300, 0.0},
-                              Scale{1.0, 1e6}}) {
+        for (const Scale s :
+             {Scale{1e30, 1e31}, Scale{0x1p900, 0x1p900}, Scale{1e-30, 0.0}, Scale{1e-300, 0.0}, Scale{1.0, 1e6}}) {
             MovingMesh a = baseA, b = baseB;
             transform(a, s.scale, s.offset);
             transform(b, s.scale, s.offset);
@@ -234,12 +235,12 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
     SECTION("eta = 0 and touching features") {
         // Edge against edge meeting exactly at t = 1/2, eta = 0.
         const MovingMesh a = triangle({0, 0, 0, 1, 0, 0, 0, -1, 0}, {});
-        const MovingMesh b = triangle({0.5, -0.5, 1, 0.5, 0.5, 1, 0.5, 0.5, 3}, {0.5, -0.5, -1, 0.5, 0.5, -1, 0.5, 0.5, 1});
+        const MovingMesh b =
+            triangle({0.5, -0.5, 1, 0.5, 0.5, 1, 0.5, 0.5, 3}, {0.5, -0.5, -1, 0.5, 0.5, -1, 0.5, 0.5, 1});
         const std::vector<CcdImpact> hits = requireEqualToAllPairs(a, &b, 0.0);
         REQUIRE_FALSE(hits.empty());
-        CHECK(std::any_of(hits.begin(), hits.end(), [](const CcdImpact& h) {
-            return h.pair.kind == CcdFeatureKind::EdgeEdge && h.toi <= 0.5;
-        }));
+        CHECK(std::any_of(hits.begin(), hits.end(),
+                          [](const CcdImpact& h) { return h.pair.kind == CcdFeatureKind::EdgeEdge && h.toi <= 0.5; }));
     }
     SECTION("a vertex passes exactly through an edge") {
         // B's vertex 0 falls through the midpoint of A's edge (0, 1) at t = 1/2.

@@ -69,18 +69,17 @@ BULLETGPU_HD bool featurePairBefore(const CcdFeaturePair& x, const CcdFeaturePai
 
 /// What the candidate stage reads of one mesh: positions at t = 0 and t = 1, triangles, features.
 struct CcdMeshView {
-    const Vec3d* x0;                          ///< Vertex positions at t = 0.
-    const Vec3d* x1;                          ///< Vertex positions at t = 1.
-    const std::uint32_t* indices;             ///< Three vertex indices per triangle.
-    const std::uint32_t* edges;               ///< Two vertex indices per edge (MeshFeatures::edges).
-    const std::uint32_t* triangleEdges;       ///< Edge of each triangle's sides (MeshFeatures).
-    const FeatureOwnership* owned;            ///< Owner bits of each triangle (MeshFeatures).
+    const Vec3d* x0;                    ///< Vertex positions at t = 0.
+    const Vec3d* x1;                    ///< Vertex positions at t = 1.
+    const std::uint32_t* indices;       ///< Three vertex indices per triangle.
+    const std::uint32_t* edges;         ///< Two vertex indices per edge (MeshFeatures::edges).
+    const std::uint32_t* triangleEdges; ///< Edge of each triangle's sides (MeshFeatures).
+    const FeatureOwnership* owned;      ///< Owner bits of each triangle (MeshFeatures).
 };
 
 /// The growth of a swept extent with largest |coordinate| `magnitude` and largest width `width`
 /// (see the bound above); `allowance` per unit of magnitude.
-BULLETGPU_HD double ccdGrowth(double magnitude, double width, double eta, const CcdOptions& options,
-                              double allowance) {
+BULLETGPU_HD double ccdGrowth(double magnitude, double width, double eta, const CcdOptions& options, double allowance) {
     const double reach = eta + options.tolerance;
     const double tau = options.timeTolerance > ccd::cMinWidth ? options.timeTolerance : ccd::cMinWidth;
     return ((0.5 * reach + 8.0 * tau * width) + allowance * (magnitude + reach)) + cCcdTinyAllowance;
@@ -211,8 +210,8 @@ BULLETGPU_HD std::uint32_t expandTrianglePair(const CcdMeshView& meshA, std::uin
 }
 
 /// The exact test of one feature pair (vertexFaceCcd or edgeEdgeCcd, the default queue).
-BULLETGPU_HD CcdResult testFeaturePair(const CcdMeshView& meshA, const CcdMeshView& meshB,
-                                       const CcdFeaturePair& pair, double eta, const CcdOptions& options) {
+BULLETGPU_HD CcdResult testFeaturePair(const CcdMeshView& meshA, const CcdMeshView& meshB, const CcdFeaturePair& pair,
+                                       double eta, const CcdOptions& options) {
     std::uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
     int countA, countB;
     pairVertices(meshA, meshB, pair, a, countA, b, countB);

@@ -41,9 +41,9 @@ struct CcdMesh {
 
 /// The settings of a frame query.
 struct CcdFrameOptions {
-    double eta = 0.0;     ///< Minimum separation: features within eta count as an impact (>= 0).
-    CcdOptions exact;     ///< The per-pair tests' stopping rules.
-    int threads = 1;      ///< OpenMP threads.
+    double eta = 0.0; ///< Minimum separation: features within eta count as an impact (>= 0).
+    CcdOptions exact; ///< The per-pair tests' stopping rules.
+    int threads = 1;  ///< OpenMP threads.
 };
 
 /// One impact: a feature pair whose exact test reported a hit.
@@ -55,15 +55,17 @@ struct CcdImpact {
 
 /// Counts and stage times of one query.
 struct CcdFrameCounts {
-    std::uint64_t trianglePairs = 0;     ///< Triangle pairs whose grown swept boxes overlap.
-    std::uint64_t featurePairs = 0;      ///< Feature pairs they hold, each once (shared vertices excluded).
-    std::uint64_t exactTests = 0;        ///< Of them, pairs whose grown swept extents are near: tested.
-    std::uint64_t impacts = 0;           ///< Of them, hits.
-    std::uint64_t undecided = 0;         ///< Of the hits, undecided ones.
-    double boxMs = 0;                    ///< Swept boxes, features and tree builds.
-    double traverseMs = 0;               ///< Tree walk for triangle pairs.
-    double expandMs = 0;                 ///< Expansion into feature pairs and their filter.
-    double exactMs = 0;                  ///< Exact tests and the sort of impacts.
+    std::uint64_t trianglePairs = 0;  ///< Triangle pairs whose grown swept boxes overlap.
+    std::uint64_t featurePairs = 0;   ///< Feature pairs they hold, each once (shared vertices excluded).
+    std::uint64_t exactTests = 0;     ///< Of them, pairs whose grown swept extents are near: tested.
+    std::uint64_t impacts = 0;        ///< Of them, hits.
+    std::uint64_t undecided = 0;      ///< Of the hits, undecided ones.
+    std::uint64_t iterations = 0;     ///< Parameter boxes the exact tests examined.
+    std::uint64_t rootRejections = 0; ///< Exact tests that ruled their pair out on the first box.
+    double boxMs = 0;                 ///< Swept boxes, features and tree builds.
+    double traverseMs = 0;            ///< Tree walk for triangle pairs.
+    double expandMs = 0;              ///< Expansion into feature pairs and their filter.
+    double exactMs = 0;               ///< Exact tests and the sort of impacts.
 };
 
 /// The outcome of one query.
@@ -94,7 +96,7 @@ public:
 private:
     /// What a query keeps of one mesh.
     struct Side {
-        std::vector<Vec3d> x0, x1;         ///< Positions at t = 0 and t = 1.
+        std::vector<Vec3d> x0, x1;          ///< Positions at t = 0 and t = 1.
         std::vector<std::uint32_t> indices; ///< The indices the features were built for.
         MeshFeatures features;              ///< Edges and ownership.
         std::vector<FloatBox> boxes;        ///< Grown swept triangle boxes.
@@ -105,6 +107,8 @@ private:
         std::vector<CcdFeaturePair> candidates;
         std::vector<CcdImpact> impacts;
         std::uint64_t featurePairs = 0;
+        std::uint64_t iterations = 0;
+        std::uint64_t rootRejections = 0;
     };
 
     /// Copies `mesh` into side `s`, builds its features (when the indices changed), boxes and tree.

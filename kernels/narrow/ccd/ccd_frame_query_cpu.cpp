@@ -32,7 +32,8 @@ void checkPositions(const double* positions, std::uint32_t vertexCount) {
 /// Copies x, y, z triples into points.
 void copyPoints(const double* positions, std::uint32_t count, std::vector<Vec3d>& out) {
     out.resize(count);
-    for (std::uint32_t i = 0; i < count; ++i) out[i] = Vec3d{{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]}};
+    for (std::uint32_t i = 0; i < count; ++i)
+        out[i] = Vec3d{{positions[3 * i], positions[3 * i + 1], positions[3 * i + 2]}};
 }
 
 } // namespace
@@ -151,18 +152,24 @@ void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResul
     const int testTeam = teamOf(tests, threads);
 #pragma omp parallel num_threads(testTeam)
     {
-        std::vector<CcdImpact>& impacts = m_threads[omp_get_thread_num()].value.impacts;
+        ThreadOut& mine = m_threads[omp_get_thread_num()].value;
+        std::vector<CcdImpact>& impacts = mine.impacts;
         impacts.clear();
+        mine.iterations = mine.rootRejections = 0;
 #pragma omp for schedule(dynamic, 256)
         for (std::int64_t i = 0; i < tests; ++i) {
             const CcdResult result = testFeaturePair(meshA, meshB, m_candidates[i], options.eta, options.exact);
+            mine.iterations += result.iterations;
+            mine.rootRejections += !result.hit && result.iterations == 1;
             if (result.hit) impacts.push_back(CcdImpact{m_candidates[i], result.toi, result.undecided});
         }
     }
     out.impacts.clear();
     for (int t = 0; t < testTeam; ++t) {
-        const std::vector<CcdImpact>& part = m_threads[t].value.impacts;
-        out.impacts.insert(out.impacts.end(), part.begin(), part.end());
+        const ThreadOut& part = m_threads[t].value;
+        out.impacts.insert(out.impacts.end(), part.impacts.begin(), part.impacts.end());
+        counts.iterations += part.iterations;
+        counts.rootRejections += part.rootRejections;
     }
     std::sort(out.impacts.begin(), out.impacts.end(),
               [](const CcdImpact& x, const CcdImpact& y) { return featurePairBefore(x.pair, y.pair); });

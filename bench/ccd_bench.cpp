@@ -5,12 +5,19 @@
 // (its allocations included), then steady runs reusing its buffers; the medians are printed
 // with the stage medians, the counts and the load average before and after each scene.
 //
+// Side by side on the vertex-face pairs alone: Bullet's bernsteinCCD (btSoftBodyInternals.h, the
+// soft-body CCD of btDeformableBodySolver; Bullet's btScalar, not conservative) and vertexFaceCcd,
+// both on the same threads over the same vertex-face candidates of our culling, with their hits.
+//
 // Usage: bulletgpu-bench-ccd [data dir] [runs] [threads] [scenes, comma-separated]
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/ccd/ccd_frame_query.h"
 #include "tests/support/ply_mesh.h"
+
+#include <BulletSoftBody/btSoftBodyInternals.h>
+#include <omp.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -33,6 +40,98 @@ bool selected(const std::string& list, const std::string& name) {
     return list.empty() || ("," + list + ",").find("," + name + ",") != std::string::npos;
 }
 
+/// Bullet's soft-body nodes and faces for bernsteinCCD: m_x at t = 0, m_q at t = 1, m_v the
+/// motion over dt = 1, and the faces' normals at both ends and of the motion (as
+/// btSoftBody::updateFaceTree... sets them before its CCD: m_n0, m_n1, m_vn).
+struct BulletCloth {
+    btAlignedObjectArray<btSoftBody::Node> nodes;
+    btAlignedObjectArray<btSoftBody::Face> faces;
+
+    explicit BulletCloth(const CcdMesh& mesh) {
+        nodes.resize(static_cast<int>(mesh.vertexCount));
+        faces.resize(static_cast<int>(mesh.triangleCount));
+        for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) {
+            const double* p0 = mesh.positions0 + 3 * v;
+            const double* p1 = mesh.positions1 + 3 * v;
+            btSoftBody::Node& node = nodes[static_cast<int>(v)];
+            node.m_x = btVector3(btScalar(p0[0]), btScalar(p0[1]), btScalar(p0[2]));
+            node.m_q = btVector3(btScalar(p1[0]), btScalar(p1[1]), btScalar(p1[2]));
+            node.m_v = node.m_q - node.m_x;
+        }
+        for (std::uint32_t f = 0; f < mesh.triangleCount; ++f) {
+            btSoftBody::Face& face = faces[static_cast<int>(f)];
+            for (int c = 0; c < 3; ++c) face.m_n[c] = &nodes[static_cast<int>(mesh.indices[3 * f + c])];
+            const btSoftBody::Node *a = face.m_n[0], *b = face.m_n[1], *c = face.m_n[2];
+            face.m_n0 = (b->m_x - a->m_x).cross(c->m_x - a->m_x);
+            face.m_n1 = (b->m_q - a->m_q).cross(c->m_q - a->m_q);
+            face.m_vn = (b->m_v - a->m_v).cross(c->m_v - a->m_v);
+        }
+    }
+};
+
+/// Times (median of `runs`) and counts the hits of `test(pair)` over `pairs` on `threads`.
+template <typename Test>
+void timeTests(const std::vector<CcdFeaturePair>& pairs, int threads, int runs, const Test& test, double& ms,
+               std::vector<bool>& hits) {
+    std::vector<double> samples;
+    hits.assign(pairs.size(), false);
+    std::vector<char> hit(pairs.size(), 0);
+    for (int r = 0; r < runs; ++r) {
+        const Clock::time_point start = Clock::now();
+        const auto count = static_cast<std::int64_t>(pairs.size());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+        for (std::int64_t i = 0; i < count; ++i) hit[i] = test(pairs[i]) ? 1 : 0;
+        samples.push_back(millisecondsSince(start));
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) hits[i] = hit[i] != 0;
+    ms = bench::median(samples);
+}
+
+/// Bullet's bernsteinCCD and vertexFaceCcd on the vertex-face candidates of the last query: a
+/// table row.
+std::string compareBernstein(const char* name, const CcdMesh& mesh, const CcdFrameQuery& query, int threads, int runs) {
+    std::vector<CcdFeaturePair> pairs;
+    for (const CcdFeaturePair& pair : query.candidates()) {
+        if (pair.kind == CcdFeatureKind::VertexFace) pairs.push_back(pair);
+    }
+    const BulletCloth cloth(mesh);
+    std::vector<Vec3d> x0(mesh.vertexCount), x1(mesh.vertexCount);
+    for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) {
+        for (int k = 0; k < 3; ++k) {
+            x0[v].v[k] = mesh.positions0[3 * v + k];
+            x1[v].v[k] = mesh.positions1[3 * v + k];
+        }
+    }
+    const CcdMeshView view{x0.data(), x1.data(), mesh.indices, nullptr, nullptr, nullptr};
+    double bulletMs = 0, oursMs = 0;
+    std::vector<bool> bulletHits, ourHits;
+    const std::string loadBefore = loadAverages();
+    timeTests(
+        pairs, threads, runs,
+        [&](const CcdFeaturePair& pair) {
+            btVector3 bary;
+            return bernsteinCCD(&cloth.faces[static_cast<int>(pair.b)], &cloth.nodes[static_cast<int>(pair.a)],
+                                btScalar(1), btScalar(SAFE_EPSILON), bary);
+        },
+        bulletMs, bulletHits);
+    timeTests(
+        pairs, threads, runs,
+        [&](const CcdFeaturePair& pair) { return testFeaturePair(view, view, pair, 0.0, CcdOptions{}).hit; }, oursMs,
+        ourHits);
+    std::size_t bulletCount = 0, ourCount = 0, bulletOnly = 0, oursOnly = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        bulletCount += bulletHits[i];
+        ourCount += ourHits[i];
+        bulletOnly += bulletHits[i] && !ourHits[i];
+        oursOnly += ourHits[i] && !bulletHits[i];
+    }
+    char row[512];
+    std::snprintf(row, sizeof(row), "| %s | %zu | %.1f | %zu | %.1f | %zu | %zu | %zu | %s | %s |\n", name,
+                  pairs.size(), oursMs, ourCount, bulletMs, bulletCount, oursOnly, bulletOnly, loadBefore.c_str(),
+                  loadAverages().c_str());
+    return row;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -40,6 +139,7 @@ int main(int argc, char** argv) {
     const int runs = argc > 2 ? std::atoi(argv[2]) : 7;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
     const std::string scenes = argc > 4 ? argv[4] : "";
+    std::vector<std::string> sideBySide;
     std::printf("CPU: %s, %u hardware threads; %d threads, %d steady runs per scene, eta = 0\n", cpuModel().c_str(),
                 std::thread::hardware_concurrency(), threads, runs);
     std::printf(
@@ -90,6 +190,13 @@ int main(int argc, char** argv) {
                     result.earliestToi, firstMs, bench::median(total), bench::median(boxes), bench::median(walk),
                     bench::median(expand), bench::median(exact), loadBefore.c_str(), loadAverages().c_str());
         std::fflush(stdout);
+        sideBySide.push_back(compareBernstein(scene.name, mesh, query, threads, runs));
     }
+    std::printf(
+        "\nVertex-face candidates only, %d threads, median ms:\n| scene | vertex-face pairs | vertexFaceCcd ms | "
+        "hits | bernsteinCCD ms | hits | ours only | Bullet only | load before | load after |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n",
+        threads);
+    for (const std::string& row : sideBySide) std::printf("%s", row.c_str());
     return 0;
 }

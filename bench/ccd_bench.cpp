@@ -2,8 +2,9 @@
 // Whole-frame CCD benchmark (issue 29): CcdFrameQuery::runSelf (swept boxes, tree builds, leaf
 // walk, feature expansion and filter, exact vertex-face and edge-edge tests, sort) on the
 // ccd-frames scenes, from one frame to the next, eta = 0. A fresh query object is timed first
-// (its allocations included), then steady runs reusing its buffers; the medians are printed
-// with the stage medians, the counts and the load average before and after each scene.
+// (its allocations included), then steady runs reusing its buffers, with the plane filter on and
+// off in turn; the medians are printed with the stage medians, the counts and the load average
+// before and after each scene.
 //
 // Side by side on the vertex-face pairs alone: Bullet's bernsteinCCD (btSoftBodyInternals.h, the
 // soft-body CCD of btDeformableBodySolver; Bullet's btScalar, not conservative) and vertexFaceCcd,
@@ -35,14 +36,32 @@ struct Scene {
     const char* frames[2]; ///< PLY names at t = 0 and t = 1.
 };
 
+/// Steady-run times of one setting: the whole query and its stages.
+struct Samples {
+    std::vector<double> total, boxes, walk, expand, exact;
+
+    /// Adds one run.
+    void add(double ms, const CcdFrameCounts& c) {
+        total.push_back(ms);
+        boxes.push_back(c.boxMs);
+        walk.push_back(c.traverseMs);
+        expand.push_back(c.expandMs);
+        exact.push_back(c.exactMs);
+    }
+};
+
 /// True when `name` is in the comma-separated `list` (or the list is empty).
 bool selected(const std::string& list, const std::string& name) {
     return list.empty() || ("," + list + ",").find("," + name + ",") != std::string::npos;
 }
 
+// btAlignedObjectArray::resize copies a default-constructed Node or Face, whose btVector3 members
+// are left uninitialized by design; every member bernsteinCCD reads is set below.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 /// Bullet's soft-body nodes and faces for bernsteinCCD: m_x at t = 0, m_q at t = 1, m_v the
-/// motion over dt = 1, and the faces' normals at both ends and of the motion (as
-/// btSoftBody::updateFaceTree... sets them before its CCD: m_n0, m_n1, m_vn).
+/// motion over dt = 1, and the face normals getBernsteinCoeff reads: m_n0 and m_n1 at both ends,
+/// m_vn the cross product of the edges' motions.
 struct BulletCloth {
     btAlignedObjectArray<btSoftBody::Node> nodes;
     btAlignedObjectArray<btSoftBody::Face> faces;
@@ -68,6 +87,8 @@ struct BulletCloth {
         }
     }
 };
+
+#pragma GCC diagnostic pop
 
 /// Times (median of `runs`) and counts the hits of `test(pair)` over `pairs` on `threads`.
 template <typename Test>
@@ -143,10 +164,12 @@ int main(int argc, char** argv) {
     std::printf("CPU: %s, %u hardware threads; %d threads, %d steady runs per scene, eta = 0\n", cpuModel().c_str(),
                 std::thread::hardware_concurrency(), threads, runs);
     std::printf(
-        "| scene | triangles | triangle pairs | feature pairs | exact tests | root rejections | boxes examined | "
+        "| scene | plane filter | triangles | triangle pairs | feature pairs | plane-separated | exact tests | root "
+        "rejections | "
+        "boxes examined | "
         "impacts | undecided | earliest toi "
         "| first ms | median ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Scene& scene : {Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                                Scene{"cloth-funnel", {"227", "228"}}, Scene{"rod-twist", {"3036", "3037"}}}) {
         if (!selected(scenes, scene.name)) continue;
@@ -169,27 +192,42 @@ int main(int argc, char** argv) {
         CcdFrameQuery query;
         query.runSelf(mesh, options, result);
         const double firstMs = millisecondsSince(start);
-        std::vector<double> total, boxes, walk, expand, exact;
+        // Steady runs with the plane filter on and off, alternated so that load falls on both.
+        Samples samples[2];
+        CcdFrameCounts counts[2];
+        double earliest[2] = {HUGE_VAL, HUGE_VAL};
         for (int r = 0; r < runs; ++r) {
-            start = Clock::now();
-            query.runSelf(mesh, options, result);
-            total.push_back(millisecondsSince(start));
-            boxes.push_back(result.counts.boxMs);
-            walk.push_back(result.counts.traverseMs);
-            expand.push_back(result.counts.expandMs);
-            exact.push_back(result.counts.exactMs);
+            for (int filter = 1; filter >= 0; --filter) {
+                options.planeFilter = filter == 1;
+                start = Clock::now();
+                query.runSelf(mesh, options, result);
+                samples[filter].add(millisecondsSince(start), result.counts);
+                counts[filter] = result.counts;
+                earliest[filter] = result.earliestToi;
+            }
         }
-        const CcdFrameCounts& c = result.counts;
-        std::printf("| %s | %u | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %.3g | %.1f | %.1f | %.1f | %.1f | "
-                    "%.1f | %.1f | %s | "
-                    "%s |\n",
-                    scene.name, mesh.triangleCount, static_cast<unsigned long long>(c.trianglePairs),
-                    static_cast<unsigned long long>(c.featurePairs), static_cast<unsigned long long>(c.exactTests),
-                    static_cast<unsigned long long>(c.rootRejections), static_cast<unsigned long long>(c.iterations),
-                    static_cast<unsigned long long>(c.impacts), static_cast<unsigned long long>(c.undecided),
-                    result.earliestToi, firstMs, bench::median(total), bench::median(boxes), bench::median(walk),
-                    bench::median(expand), bench::median(exact), loadBefore.c_str(), loadAverages().c_str());
+        const std::string loadAfter = loadAverages();
+        char first[32];
+        std::snprintf(first, sizeof(first), "%.1f", firstMs);
+        for (int filter = 1; filter >= 0; --filter) {
+            const CcdFrameCounts& c = counts[filter];
+            const Samples& t = samples[filter];
+            std::printf(
+                "| %s | %s | %u | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %.3g | %s | %.1f | %.1f | "
+                "%.1f | %.1f | %.1f | %s | %s |\n",
+                scene.name, filter == 1 ? "on" : "off", mesh.triangleCount,
+                static_cast<unsigned long long>(c.trianglePairs), static_cast<unsigned long long>(c.featurePairs),
+                static_cast<unsigned long long>(c.planeCulled), static_cast<unsigned long long>(c.exactTests),
+                static_cast<unsigned long long>(c.rootRejections), static_cast<unsigned long long>(c.iterations),
+                static_cast<unsigned long long>(c.impacts), static_cast<unsigned long long>(c.undecided),
+                earliest[filter], filter == 1 ? first : "-", bench::median(t.total), bench::median(t.boxes),
+                bench::median(t.walk), bench::median(t.expand), bench::median(t.exact), loadBefore.c_str(),
+                loadAfter.c_str());
+        }
         std::fflush(stdout);
+        // The vertex-face side by side reads the candidates of the default query (filter on).
+        options.planeFilter = true;
+        query.runSelf(mesh, options, result);
         sideBySide.push_back(compareBernstein(scene.name, mesh, query, threads, runs));
     }
     std::printf(

@@ -148,8 +148,8 @@ CcdFrameResult runQuery(const MovingMesh& a, const MovingMesh* b, double eta, in
 }
 
 /// Requires the frame query to give exactly the impacts of all pairs (same pairs, same times),
-/// on 1 and 2 threads, with no feature pair tested twice; returns the impacts.
-std::vector<CcdImpact> requireEqualToAllPairs(const MovingMesh& a, const MovingMesh* b, double eta) {
+/// on 1 and 2 threads, with no feature pair tested twice; returns the one-thread result.
+CcdFrameResult requireEqualToAllPairs(const MovingMesh& a, const MovingMesh* b, double eta) {
     const bool self = b == nullptr;
     const std::vector<CcdImpact> expected = allPairsImpacts(a, self ? a : *b, self, eta, CcdOptions{});
     std::vector<CcdFeaturePair> candidates;
@@ -176,7 +176,7 @@ std::vector<CcdImpact> requireEqualToAllPairs(const MovingMesh& a, const MovingM
         REQUIRE(result->counts.impacts == expected.size());
         REQUIRE(result->counts.exactTests <= result->counts.featurePairs);
     }
-    return one.impacts;
+    return one;
 }
 
 /// A single triangle, static unless x1 is given.
@@ -190,15 +190,21 @@ TEST_CASE("CCD frame query equals the per-pair tests on every feature pair of ra
     const double eta = GENERATE(0.0, 1e-3, 0.05);
     const bool self = GENERATE(true, false);
     std::mt19937_64 random(2929);
-    std::size_t impacts = 0;
+    std::size_t impacts = 0, planeCulled = 0, exactTests = 0;
     for (int scene = 0; scene < 12; ++scene) {
         // Jittered grids that crumple through themselves and each other during the step.
         MovingMesh a = randomGrid(5, 0.0, 0.15, 0.4, random);
         const MovingMesh b = randomGrid(4, 0.2, 0.15, 0.4, random);
         INFO("scene " << scene << ", eta " << eta << (self ? ", self" : ", pair"));
-        impacts += requireEqualToAllPairs(a, self ? nullptr : &b, eta).size();
+        const CcdFrameResult result = requireEqualToAllPairs(a, self ? nullptr : &b, eta);
+        impacts += result.impacts.size();
+        planeCulled += result.counts.planeCulled;
+        exactTests += result.counts.exactTests;
     }
+    // Both filters and the exact tests had work to do.
     CHECK(impacts > 0);
+    CHECK(planeCulled > 0);
+    CHECK(exactTests > impacts);
 }
 
 TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
@@ -211,7 +217,7 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
         // A vertex resting on the other's face: an impact at t = 0.
         const MovingMesh face = triangle({0, 0, 0, 1, 0, 0, 0, 1, 0}, {});
         const MovingMesh resting = triangle({0.25, 0.25, 0, 1, 1, 1, 0, 1, 1}, {});
-        const std::vector<CcdImpact> hits = requireEqualToAllPairs(face, &resting, 0.0);
+        const std::vector<CcdImpact> hits = requireEqualToAllPairs(face, &resting, 0.0).impacts;
         REQUIRE_FALSE(hits.empty());
         CHECK(hits.front().toi == 0.0);
     }
@@ -237,7 +243,7 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
         const MovingMesh a = triangle({0, 0, 0, 1, 0, 0, 0, -1, 0}, {});
         const MovingMesh b =
             triangle({0.5, -0.5, 1, 0.5, 0.5, 1, 0.5, 0.5, 3}, {0.5, -0.5, -1, 0.5, 0.5, -1, 0.5, 0.5, 1});
-        const std::vector<CcdImpact> hits = requireEqualToAllPairs(a, &b, 0.0);
+        const std::vector<CcdImpact> hits = requireEqualToAllPairs(a, &b, 0.0).impacts;
         REQUIRE_FALSE(hits.empty());
         CHECK(std::any_of(hits.begin(), hits.end(),
                           [](const CcdImpact& h) { return h.pair.kind == CcdFeatureKind::EdgeEdge && h.toi <= 0.5; }));
@@ -246,7 +252,7 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
         // B's vertex 0 falls through the midpoint of A's edge (0, 1) at t = 1/2.
         const MovingMesh a = triangle({0, 0, 0, 1, 0, 0, 0, 1, 0}, {});
         const MovingMesh b = triangle({0.5, 0, 1, 0.5, -1, 2, 1.5, 0, 2}, {0.5, 0, -1, 0.5, -1, 0, 1.5, 0, 0});
-        const std::vector<CcdImpact> hits = requireEqualToAllPairs(a, &b, 0.0);
+        const std::vector<CcdImpact> hits = requireEqualToAllPairs(a, &b, 0.0).impacts;
         const auto vertexHit = std::find_if(hits.begin(), hits.end(), [](const CcdImpact& h) {
             return h.pair.kind == CcdFeatureKind::FaceVertex && h.pair.a == 0 && h.pair.b == 0;
         });
@@ -257,7 +263,7 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
         joined.x0.insert(joined.x0.end(), b.x0.begin(), b.x0.end());
         joined.x1.insert(joined.x1.end(), b.x1.begin(), b.x1.end());
         joined.indices.insert(joined.indices.end(), {3, 4, 5});
-        CHECK_FALSE(requireEqualToAllPairs(joined, nullptr, 0.0).empty());
+        CHECK_FALSE(requireEqualToAllPairs(joined, nullptr, 0.0).impacts.empty());
     }
     SECTION("empty meshes and invalid input") {
         const MovingMesh empty;

@@ -4,6 +4,7 @@
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/float_box.h"
 #include "kernels/common/host_device.h"
+#include "kernels/narrow/ccd/ccd_plane_filter.h"
 #include "kernels/narrow/ccd/ccd_queries.h"
 #include "kernels/narrow/geometry/mesh_features.h"
 #include "kernels/narrow/geometry/proximity_bounds.h"
@@ -155,33 +156,83 @@ BULLETGPU_HD bool sharesVertex(const std::uint32_t* a, int countA, const std::ui
 }
 
 /// True when the swept extents of the pair's features lie within the sum of their growths on
-/// every axis (see the bound): the pair goes to the exact test.
+/// every axis (see the bound), which it writes to `margin`.
 BULLETGPU_HD bool sweptFeaturesNear(const CcdMeshView& meshA, const std::uint32_t* a, int countA,
                                     const CcdMeshView& meshB, const std::uint32_t* b, int countB, double eta,
-                                    const CcdOptions& options) {
+                                    const CcdOptions& options, double& margin) {
     const FeatureExtent ea = sweptExtent(meshA, a, countA), eb = sweptExtent(meshB, b, countB);
-    const double margin = featureGrowth(ea, eta, options) + featureGrowth(eb, eta, options);
+    margin = featureGrowth(ea, eta, options) + featureGrowth(eb, eta, options);
     return !extentsApart(ea, eb, margin);
 }
+
+/// The four points of `pair` at t = 0 and t = 1, in the order of the exact tests: the vertex,
+/// then the face's corners; or edge A's ends, then edge B's.
+BULLETGPU_HD void gatherPair(const CcdMeshView& meshA, const CcdMeshView& meshB, const CcdFeaturePair& pair,
+                             Vec3d x0[4], Vec3d x1[4]) {
+    std::uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+    int countA, countB;
+    pairVertices(meshA, meshB, pair, a, countA, b, countB);
+    const bool faceFirst = pair.kind == CcdFeatureKind::FaceVertex;
+    const CcdMeshView& first = faceFirst ? meshB : meshA;
+    const CcdMeshView& second = faceFirst ? meshA : meshB;
+    const std::uint32_t* firstVertices = faceFirst ? b : a;
+    const std::uint32_t* secondVertices = faceFirst ? a : b;
+    const int firstCount = faceFirst ? countB : countA;
+    for (int i = 0; i < 4; ++i) {
+        const bool inFirst = i < firstCount;
+        const CcdMeshView& mesh = inFirst ? first : second;
+        const std::uint32_t v = inFirst ? firstVertices[i] : secondVertices[i - firstCount];
+        x0[i] = mesh.x0[v];
+        x1[i] = mesh.x1[v];
+    }
+}
+
+/// True when the pair's features stay farther apart than sqrt(3) `margin` all through the step
+/// (planeSeparated): the exact test, whose hits lie within `margin` on every axis (see the
+/// bound), would report none.
+BULLETGPU_HD bool pairPlaneSeparated(const CcdMeshView& meshA, const CcdMeshView& meshB, const CcdFeaturePair& pair,
+                                     double margin) {
+    Vec3d x0[4], x1[4];
+    gatherPair(meshA, meshB, pair, x0, x1);
+    const double distance = ccd::cSqrt3Up * margin * (1.0 + cPlaneFilterAllowance);
+    using ccdplane::sub;
+    if (pair.kind == CcdFeatureKind::EdgeEdge) {
+        return planeSeparated(sub(x0[2], x0[0]), sub(x1[2], x1[0]), sub(x0[1], x0[0]), sub(x1[1], x1[0]),
+                              sub(x0[3], x0[2]), sub(x1[3], x1[2]), distance);
+    }
+    return planeSeparated(sub(x0[0], x0[1]), sub(x1[0], x1[1]), sub(x0[2], x0[1]), sub(x1[2], x1[1]), sub(x0[3], x0[1]),
+                          sub(x1[3], x1[1]), distance);
+}
+
+/// What the expansion of triangle pairs counts.
+struct CcdExpandCounts {
+    std::uint64_t featurePairs = 0; ///< Feature pairs owned (shared vertices excluded).
+    std::uint64_t planeCulled = 0;  ///< Of those near by their extents, ruled out by the plane filter.
+};
 
 /// Emits through `emit(pair)` every feature pair of triangles ta (of A) and tb (of B) that the
 /// pair owns and the filter keeps: A's owned vertices against tb, ta against B's owned vertices
 /// (a self query: tb's owned vertices against ta, as VertexFace), A's owned edges against B's.
 /// Self queries skip features sharing a vertex and order edge pairs a < b. Each feature pair
 /// of two meshes (or unordered pair of one) comes from exactly one triangle pair: the owners of
-/// its vertex or edges, and the triangle. Returns the pairs before the filter.
+/// its vertex or edges, and the triangle. `planeFilter`: also drop plane-separated pairs
+/// (pairPlaneSeparated). Adds to `counts`.
 template <typename Emit>
-BULLETGPU_HD std::uint32_t expandTrianglePair(const CcdMeshView& meshA, std::uint32_t ta, const CcdMeshView& meshB,
-                                              std::uint32_t tb, bool self, double eta, const CcdOptions& options,
-                                              Emit& emit) {
-    std::uint32_t expanded = 0;
+BULLETGPU_HD void expandTrianglePair(const CcdMeshView& meshA, std::uint32_t ta, const CcdMeshView& meshB,
+                                     std::uint32_t tb, bool self, double eta, const CcdOptions& options,
+                                     bool planeFilter, Emit& emit, CcdExpandCounts& counts) {
     const auto offer = [&](CcdFeaturePair pair) {
         std::uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
         int countA, countB;
         pairVertices(meshA, meshB, pair, a, countA, b, countB);
         if (self && sharesVertex(a, countA, b, countB)) return;
-        ++expanded;
-        if (!sweptFeaturesNear(meshA, a, countA, meshB, b, countB, eta, options)) return;
+        ++counts.featurePairs;
+        double margin;
+        if (!sweptFeaturesNear(meshA, a, countA, meshB, b, countB, eta, options, margin)) return;
+        if (planeFilter && pairPlaneSeparated(meshA, meshB, pair, margin)) {
+            ++counts.planeCulled;
+            return;
+        }
         if (self && pair.kind == CcdFeatureKind::EdgeEdge && pair.a > pair.b) {
             const std::uint32_t swap = pair.a;
             pair.a = pair.b;
@@ -206,30 +257,13 @@ BULLETGPU_HD std::uint32_t expandTrianglePair(const CcdMeshView& meshA, std::uin
             offer({meshA.triangleEdges[3 * ta + i], meshB.triangleEdges[3 * tb + j], CcdFeatureKind::EdgeEdge});
         }
     }
-    return expanded;
 }
 
 /// The exact test of one feature pair (vertexFaceCcd or edgeEdgeCcd, the default queue).
 BULLETGPU_HD CcdResult testFeaturePair(const CcdMeshView& meshA, const CcdMeshView& meshB, const CcdFeaturePair& pair,
                                        double eta, const CcdOptions& options) {
-    std::uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
-    int countA, countB;
-    pairVertices(meshA, meshB, pair, a, countA, b, countB);
-    // The vertex first, then the face's corners; or edge A's ends, then edge B's.
     Vec3d x0[4], x1[4];
-    const bool faceFirst = pair.kind == CcdFeatureKind::FaceVertex;
-    const CcdMeshView& first = faceFirst ? meshB : meshA;
-    const CcdMeshView& second = faceFirst ? meshA : meshB;
-    const std::uint32_t* firstVertices = faceFirst ? b : a;
-    const std::uint32_t* secondVertices = faceFirst ? a : b;
-    const int firstCount = faceFirst ? countB : countA;
-    for (int i = 0; i < 4; ++i) {
-        const bool inFirst = i < firstCount;
-        const CcdMeshView& mesh = inFirst ? first : second;
-        const std::uint32_t v = inFirst ? firstVertices[i] : secondVertices[i - firstCount];
-        x0[i] = mesh.x0[v];
-        x1[i] = mesh.x1[v];
-    }
+    gatherPair(meshA, meshB, pair, x0, x1);
     CcdResult result;
     if (pair.kind == CcdFeatureKind::EdgeEdge) {
         edgeEdgeCcd(x0, x1, eta, options, result);

@@ -128,20 +128,22 @@ void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResul
         const int t = omp_get_thread_num(), size = omp_get_num_threads();
         ThreadOut& mine = m_threads[t].value;
         mine.candidates.clear();
-        mine.featurePairs = 0;
+        mine.expand = CcdExpandCounts{};
         const auto emit = [&](const CcdFeaturePair& pair) { mine.candidates.push_back(pair); };
         const std::int64_t lo = pairCount * t / size, hi = pairCount * (t + 1) / size;
         for (std::int64_t i = lo; i < hi; ++i) {
             const std::uint32_t ta = leafTriangle(nodesA[pairs[i].leaf]);
             const std::uint32_t tb = leafTriangle(nodesB[pairs[i].node]);
-            mine.featurePairs += expandTrianglePair(meshA, ta, meshB, tb, self, options.eta, options.exact, emit);
+            expandTrianglePair(meshA, ta, meshB, tb, self, options.eta, options.exact, options.planeFilter, emit,
+                               mine.expand);
         }
     }
     m_candidates.clear();
     for (int t = 0; t < team; ++t) {
         const ThreadOut& part = m_threads[t].value;
         m_candidates.insert(m_candidates.end(), part.candidates.begin(), part.candidates.end());
-        counts.featurePairs += part.featurePairs;
+        counts.featurePairs += part.expand.featurePairs;
+        counts.planeCulled += part.expand.planeCulled;
     }
     counts.exactTests = m_candidates.size();
     counts.expandMs = millisecondsSince(start);

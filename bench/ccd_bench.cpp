@@ -123,7 +123,7 @@ std::string compareBernstein(const char* name, const CcdMesh& mesh, const CcdFra
             x1[v].v[k] = mesh.positions1[3 * v + k];
         }
     }
-    const CcdMeshView view{x0.data(), x1.data(), mesh.indices, nullptr, nullptr, nullptr};
+    const CcdMeshView view{x0.data(), x1.data(), mesh.indices, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
     double bulletMs = 0, oursMs = 0;
     std::vector<bool> bulletHits, ourHits;
     const std::string loadBefore = loadAverages();

@@ -68,6 +68,12 @@ BULLETGPU_HD bool featurePairBefore(const CcdFeaturePair& x, const CcdFeaturePai
     return x.a < y.a || (x.a == y.a && x.b < y.b);
 }
 
+/// A feature's swept extent and its growth (see the bound), computed once per feature (56 bytes).
+struct SweptBounds {
+    FeatureExtent extent; ///< Box of the feature's points at t = 0 and t = 1.
+    double growth;        ///< featureGrowth of that extent.
+};
+
 /// What the candidate stage reads of one mesh: positions at t = 0 and t = 1, triangles, features.
 struct CcdMeshView {
     const Vec3d* x0;                    ///< Vertex positions at t = 0.
@@ -76,6 +82,9 @@ struct CcdMeshView {
     const std::uint32_t* edges;         ///< Two vertex indices per edge (MeshFeatures::edges).
     const std::uint32_t* triangleEdges; ///< Edge of each triangle's sides (MeshFeatures).
     const FeatureOwnership* owned;      ///< Owner bits of each triangle (MeshFeatures).
+    const SweptBounds* vertexBounds;    ///< Of each vertex (sweptBoundsOf), or null.
+    const SweptBounds* edgeBounds;      ///< Of each edge, or null.
+    const SweptBounds* faceBounds;      ///< Of each triangle, or null (null: no expansion).
 };
 
 /// The growth of a swept extent with largest |coordinate| `magnitude` and largest width `width`
@@ -155,14 +164,29 @@ BULLETGPU_HD bool sharesVertex(const std::uint32_t* a, int countA, const std::ui
     return shared;
 }
 
+/// The swept bounds of `count` (at most 3) points of `mesh`, given by vertex index.
+BULLETGPU_HD SweptBounds sweptBoundsOf(const CcdMeshView& mesh, const std::uint32_t* vertices, int count, double eta,
+                                       const CcdOptions& options) {
+    SweptBounds bounds;
+    bounds.extent = sweptExtent(mesh, vertices, count);
+    bounds.growth = featureGrowth(bounds.extent, eta, options);
+    return bounds;
+}
+
+/// The swept bounds of a vertex, triangle (`face`) or edge (`edge`) of `mesh`.
+BULLETGPU_HD const SweptBounds& featureBounds(const CcdMeshView& mesh, bool face, bool edge, std::uint32_t index) {
+    return edge ? mesh.edgeBounds[index] : (face ? mesh.faceBounds[index] : mesh.vertexBounds[index]);
+}
+
 /// True when the swept extents of the pair's features lie within the sum of their growths on
 /// every axis (see the bound), which it writes to `margin`.
-BULLETGPU_HD bool sweptFeaturesNear(const CcdMeshView& meshA, const std::uint32_t* a, int countA,
-                                    const CcdMeshView& meshB, const std::uint32_t* b, int countB, double eta,
-                                    const CcdOptions& options, double& margin) {
-    const FeatureExtent ea = sweptExtent(meshA, a, countA), eb = sweptExtent(meshB, b, countB);
-    margin = featureGrowth(ea, eta, options) + featureGrowth(eb, eta, options);
-    return !extentsApart(ea, eb, margin);
+BULLETGPU_HD bool sweptFeaturesNear(const CcdMeshView& meshA, const CcdMeshView& meshB, const CcdFeaturePair& pair,
+                                    double& margin) {
+    const bool edge = pair.kind == CcdFeatureKind::EdgeEdge;
+    const SweptBounds& a = featureBounds(meshA, pair.kind == CcdFeatureKind::FaceVertex, edge, pair.a);
+    const SweptBounds& b = featureBounds(meshB, pair.kind == CcdFeatureKind::VertexFace, edge, pair.b);
+    margin = a.growth + b.growth;
+    return !extentsApart(a.extent, b.extent, margin);
 }
 
 /// The four points of `pair` at t = 0 and t = 1, in the order of the exact tests: the vertex,
@@ -219,16 +243,18 @@ struct CcdExpandCounts {
 /// (pairPlaneSeparated). Adds to `counts`.
 template <typename Emit>
 BULLETGPU_HD void expandTrianglePair(const CcdMeshView& meshA, std::uint32_t ta, const CcdMeshView& meshB,
-                                     std::uint32_t tb, bool self, double eta, const CcdOptions& options,
-                                     bool planeFilter, Emit& emit, CcdExpandCounts& counts) {
+                                     std::uint32_t tb, bool self, bool planeFilter, Emit& emit,
+                                     CcdExpandCounts& counts) {
     const auto offer = [&](CcdFeaturePair pair) {
-        std::uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
-        int countA, countB;
-        pairVertices(meshA, meshB, pair, a, countA, b, countB);
-        if (self && sharesVertex(a, countA, b, countB)) return;
+        if (self) {
+            std::uint32_t a[3] = {0, 0, 0}, b[3] = {0, 0, 0};
+            int countA, countB;
+            pairVertices(meshA, meshB, pair, a, countA, b, countB);
+            if (sharesVertex(a, countA, b, countB)) return;
+        }
         ++counts.featurePairs;
         double margin;
-        if (!sweptFeaturesNear(meshA, a, countA, meshB, b, countB, eta, options, margin)) return;
+        if (!sweptFeaturesNear(meshA, meshB, pair, margin)) return;
         if (planeFilter && pairPlaneSeparated(meshA, meshB, pair, margin)) {
             ++counts.planeCulled;
             return;

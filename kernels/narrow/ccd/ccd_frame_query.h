@@ -101,11 +101,12 @@ public:
 private:
     /// What a query keeps of one mesh.
     struct Side {
-        std::vector<Vec3d> x0, x1;          ///< Positions at t = 0 and t = 1.
-        std::vector<std::uint32_t> indices; ///< The indices the features were built for.
-        MeshFeatures features;              ///< Edges and ownership.
-        std::vector<FloatBox> boxes;        ///< Grown swept triangle boxes.
-        Lbvh tree;                          ///< Tree over them.
+        std::vector<Vec3d> x0, x1;                                     ///< Positions at t = 0 and t = 1.
+        std::vector<std::uint32_t> indices;                            ///< The indices the features were built for.
+        MeshFeatures features;                                         ///< Edges and ownership.
+        std::vector<SweptBounds> vertexBounds, edgeBounds, faceBounds; ///< Swept bounds of each feature.
+        std::vector<FloatBox> boxes;                                   ///< Grown swept triangle boxes.
+        Lbvh tree;                                                     ///< Tree over them.
     };
     /// Per-thread outputs.
     struct ThreadOut {

@@ -70,12 +70,33 @@ void CcdFrameQuery::prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& o
         side.indices.assign(mesh.indices, mesh.indices + indexCount);
         buildMeshFeatures(mesh.indices, mesh.triangleCount, mesh.vertexCount, side.features);
     }
-    const CcdMeshView view = viewOf(s);
-    const auto count = static_cast<std::int64_t>(mesh.triangleCount);
+    const std::vector<std::uint32_t>& edges = side.features.edges;
+    side.vertexBounds.resize(mesh.vertexCount);
+    side.edgeBounds.resize(edges.size() / 2);
+    side.faceBounds.resize(mesh.triangleCount);
     side.boxes.resize(mesh.triangleCount);
-#pragma omp parallel for num_threads(teamOf(count, options.threads)) schedule(static)
-    for (std::int64_t t = 0; t < count; ++t) {
-        side.boxes[t] = sweptTriangleBox(view, static_cast<std::uint32_t>(t), options.eta, options.exact);
+    const CcdMeshView view = viewOf(s);
+    const auto vertices = static_cast<std::int64_t>(mesh.vertexCount);
+    const auto edgeCount = static_cast<std::int64_t>(edges.size() / 2);
+    const auto count = static_cast<std::int64_t>(mesh.triangleCount);
+    const double eta = options.eta;
+    const CcdOptions& exact = options.exact;
+#pragma omp parallel num_threads(teamOf(count, options.threads))
+    {
+#pragma omp for schedule(static) nowait
+        for (std::int64_t v = 0; v < vertices; ++v) {
+            const auto vertex = static_cast<std::uint32_t>(v);
+            side.vertexBounds[v] = sweptBoundsOf(view, &vertex, 1, eta, exact);
+        }
+#pragma omp for schedule(static) nowait
+        for (std::int64_t e = 0; e < edgeCount; ++e) {
+            side.edgeBounds[e] = sweptBoundsOf(view, edges.data() + 2 * e, 2, eta, exact);
+        }
+#pragma omp for schedule(static)
+        for (std::int64_t t = 0; t < count; ++t) {
+            side.faceBounds[t] = sweptBoundsOf(view, mesh.indices + 3 * t, 3, eta, exact);
+            side.boxes[t] = sweptTriangleBox(view, static_cast<std::uint32_t>(t), eta, exact);
+        }
     }
     side.tree.build(side.boxes.data(), mesh.triangleCount, std::max(1, options.threads));
 }
@@ -87,7 +108,10 @@ CcdMeshView CcdFrameQuery::viewOf(int s) const {
                        side.indices.data(),
                        side.features.edges.data(),
                        side.features.triangleEdges.data(),
-                       side.features.owned.data()};
+                       side.features.owned.data(),
+                       side.vertexBounds.data(),
+                       side.edgeBounds.data(),
+                       side.faceBounds.data()};
 }
 
 MeshView CcdFrameQuery::treeViewOf(int s) const {
@@ -134,8 +158,7 @@ void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResul
         for (std::int64_t i = lo; i < hi; ++i) {
             const std::uint32_t ta = leafTriangle(nodesA[pairs[i].leaf]);
             const std::uint32_t tb = leafTriangle(nodesB[pairs[i].node]);
-            expandTrianglePair(meshA, ta, meshB, tb, self, options.eta, options.exact, options.planeFilter, emit,
-                               mine.expand);
+            expandTrianglePair(meshA, ta, meshB, tb, self, options.planeFilter, emit, mine.expand);
         }
     }
     m_candidates.clear();

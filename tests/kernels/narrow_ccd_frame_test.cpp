@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Zlib
 // The whole-frame CCD query (kernels/narrow/ccd/ccd_frame_query.h) against the per-pair tests
 // run on every feature pair of small seeded random scenes, self and pair: the culled impacts
-// must be exactly the same set, with the same times. Plus named edge cases.
+// must be exactly the same set, with the same times. Plus named edge cases and the plane filter.
 #include "kernels/narrow/ccd/ccd_frame_query.h"
+#include "kernels/narrow/ccd/ccd_plane_filter.h"
 
 #include <catch2/catch.hpp>
 
@@ -276,4 +277,32 @@ TEST_CASE("CCD frame query named cases", "[narrow][ccd]") {
         CHECK_THROWS_AS(runQuery(bad, nullptr, 0.0, 1), std::invalid_argument);
         CHECK_THROWS_AS(runQuery(one, nullptr, -1.0, 1), std::invalid_argument);
     }
+}
+
+TEST_CASE("CCD plane filter separates only features that stay apart", "[narrow][ccd]") {
+    const auto v = [](double x, double y, double z) { return Vec3d{{x, y, z}}; };
+    // P, E1, E2 of a vertex-face pair: the face a = 0, b = x axis, c = y axis at rest, the vertex
+    // at P(0) and P(1); distance D.
+    const auto vertexOverFace = [&](const Vec3d& p0, const Vec3d& p1, double scale, double distance) {
+        const auto s = [&](const Vec3d& a) { return v(a[0] * scale, a[1] * scale, a[2] * scale); };
+        return planeSeparated(s(p0), s(p1), s(v(1, 0, 0)), s(v(1, 0, 0)), s(v(0, 1, 0)), s(v(0, 1, 0)),
+                              distance * scale);
+    };
+    for (const double scale : {1.0, 1e-30, 1e-300, 0x1p900, 1e30}) {
+        INFO("scale " << scale);
+        // Gliding above the plane at height 1, below it at -1: separated by 0.5, not by 1.
+        CHECK(vertexOverFace(v(0.2, 0.2, 1), v(5, -3, 1), scale, 0.5) == (scale > 1e-200 && scale < 1e200));
+        CHECK(vertexOverFace(v(0.2, 0.2, -1), v(5, -3, -1), scale, 0.5) == (scale > 1e-200 && scale < 1e200));
+        CHECK_FALSE(vertexOverFace(v(0.2, 0.2, 1), v(5, -3, 1), scale, 1.0));
+        // Crossing the plane (even far outside the face), touching it at the end: never separated.
+        CHECK_FALSE(vertexOverFace(v(5, 5, 1), v(5, 5, -1), scale, 0.0));
+        CHECK_FALSE(vertexOverFace(v(0.2, 0.2, 1), v(0.2, 0.2, 0), scale, 0.0));
+    }
+    // Edge-edge: a0 = 0, a1 = x axis; b0 = (0.5, -1, h), b1 = (0.5, 1, h) moving from h = 1 to
+    // h = 0.6: the lines stay 0.6 apart at least.
+    const Vec3d e1 = v(1, 0, 0), e2 = v(0, 2, 0);
+    CHECK(planeSeparated(v(0.5, -1, 1), v(0.5, -1, 0.6), e1, e1, e2, e2, 0.5));
+    CHECK_FALSE(planeSeparated(v(0.5, -1, 1), v(0.5, -1, 0.6), e1, e1, e2, e2, 0.7));
+    // Parallel edges give a zero normal: never separated, however far apart.
+    CHECK_FALSE(planeSeparated(v(0, 5, 5), v(0, 5, 5), e1, e1, e1, e1, 0.0));
 }

@@ -2,7 +2,7 @@
 // Whole-frame CCD benchmark (issue 29): CcdFrameQuery::runSelf (swept boxes, tree builds, leaf
 // walk, feature expansion and filter, exact vertex-face and edge-edge tests, sort) on the
 // ccd-frames scenes, from one frame to the next, eta = 0. A fresh query object is timed first
-// (its allocations included), then steady runs reusing its buffers, with the plane filter on and
+// (its allocations included), then steady runs reusing its buffers, with the prefilters on and
 // off in turn; the medians are printed with the stage medians, the counts and the load average
 // before and after each scene.
 //
@@ -164,12 +164,13 @@ int main(int argc, char** argv) {
     std::printf("CPU: %s, %u hardware threads; %d threads, %d steady runs per scene, eta = 0\n", cpuModel().c_str(),
                 std::thread::hardware_concurrency(), threads, runs);
     std::printf(
-        "| scene | plane filter | triangles | triangle pairs | feature pairs | plane-separated | exact tests | root "
+        "| scene | prefilters | triangles | triangle pairs | feature pairs | first-box culled | plane-separated | "
+        "exact tests | root "
         "rejections | "
         "boxes examined | "
         "impacts | undecided | earliest toi "
         "| first ms | median ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (const Scene& scene : {Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                                Scene{"cloth-funnel", {"227", "228"}}, Scene{"rod-twist", {"3036", "3037"}}}) {
         if (!selected(scenes, scene.name)) continue;
@@ -192,13 +193,13 @@ int main(int argc, char** argv) {
         CcdFrameQuery query;
         query.runSelf(mesh, options, result);
         const double firstMs = millisecondsSince(start);
-        // Steady runs with the plane filter on and off, alternated so that load falls on both.
+        // Steady runs with the prefilters on and off, alternated so that load falls on both.
         Samples samples[2];
         CcdFrameCounts counts[2];
         double earliest[2] = {HUGE_VAL, HUGE_VAL};
         for (int r = 0; r < runs; ++r) {
             for (int filter = 1; filter >= 0; --filter) {
-                options.planeFilter = filter == 1;
+                options.prefilter = filter == 1;
                 start = Clock::now();
                 query.runSelf(mesh, options, result);
                 samples[filter].add(millisecondsSince(start), result.counts);
@@ -213,20 +214,21 @@ int main(int argc, char** argv) {
             const CcdFrameCounts& c = counts[filter];
             const Samples& t = samples[filter];
             std::printf(
-                "| %s | %s | %u | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %.3g | %s | %.1f | %.1f | "
+                "| %s | %s | %u | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %.3g | %s | %.1f | "
+                "%.1f | "
                 "%.1f | %.1f | %.1f | %s | %s |\n",
                 scene.name, filter == 1 ? "on" : "off", mesh.triangleCount,
                 static_cast<unsigned long long>(c.trianglePairs), static_cast<unsigned long long>(c.featurePairs),
-                static_cast<unsigned long long>(c.planeCulled), static_cast<unsigned long long>(c.exactTests),
-                static_cast<unsigned long long>(c.rootRejections), static_cast<unsigned long long>(c.iterations),
-                static_cast<unsigned long long>(c.impacts), static_cast<unsigned long long>(c.undecided),
-                earliest[filter], filter == 1 ? first : "-", bench::median(t.total), bench::median(t.boxes),
-                bench::median(t.walk), bench::median(t.expand), bench::median(t.exact), loadBefore.c_str(),
-                loadAfter.c_str());
+                static_cast<unsigned long long>(c.firstBoxCulled), static_cast<unsigned long long>(c.planeCulled),
+                static_cast<unsigned long long>(c.exactTests), static_cast<unsigned long long>(c.rootRejections),
+                static_cast<unsigned long long>(c.iterations), static_cast<unsigned long long>(c.impacts),
+                static_cast<unsigned long long>(c.undecided), earliest[filter], filter == 1 ? first : "-",
+                bench::median(t.total), bench::median(t.boxes), bench::median(t.walk), bench::median(t.expand),
+                bench::median(t.exact), loadBefore.c_str(), loadAfter.c_str());
         }
         std::fflush(stdout);
-        // The vertex-face side by side reads the candidates of the default query (filter on).
-        options.planeFilter = true;
+        // The vertex-face side by side reads the candidates of the default query (prefilters on).
+        options.prefilter = true;
         query.runSelf(mesh, options, result);
         sideBySide.push_back(compareBernstein(scene.name, mesh, query, threads, runs));
     }

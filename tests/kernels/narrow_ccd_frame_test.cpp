@@ -191,7 +191,7 @@ TEST_CASE("CCD frame query equals the per-pair tests on every feature pair of ra
     const double eta = GENERATE(0.0, 1e-3, 0.05);
     const bool self = GENERATE(true, false);
     std::mt19937_64 random(2929);
-    std::size_t impacts = 0, planeCulled = 0, exactTests = 0;
+    std::size_t impacts = 0, firstBoxCulled = 0, planeCulled = 0, exactTests = 0;
     for (int scene = 0; scene < 12; ++scene) {
         // Jittered grids that crumple through themselves and each other during the step.
         MovingMesh a = randomGrid(5, 0.0, 0.15, 0.4, random);
@@ -199,11 +199,13 @@ TEST_CASE("CCD frame query equals the per-pair tests on every feature pair of ra
         INFO("scene " << scene << ", eta " << eta << (self ? ", self" : ", pair"));
         const CcdFrameResult result = requireEqualToAllPairs(a, self ? nullptr : &b, eta);
         impacts += result.impacts.size();
+        firstBoxCulled += result.counts.firstBoxCulled;
         planeCulled += result.counts.planeCulled;
         exactTests += result.counts.exactTests;
     }
     // Both filters and the exact tests had work to do.
     CHECK(impacts > 0);
+    CHECK(firstBoxCulled > 0);
     CHECK(planeCulled > 0);
     CHECK(exactTests > impacts);
 }

@@ -154,11 +154,11 @@ TEST_CASE("CCD frame query reports every colliding pair of the ccd-frames scenes
     const std::size_t falsePositives = reported.size() - reportedFound;
     const CcdFrameCounts& c = result.counts;
     WARN(scene.name << ": " << triangles << " triangles, " << c.trianglePairs << " triangle pairs, " << c.featurePairs
-                    << " feature pairs, " << c.planeCulled << " plane-separated, " << c.exactTests << " exact tests, "
-                    << c.impacts << " impacts (" << c.undecided << " undecided), earliest toi " << result.earliestToi
-                    << "; ground truth " << truth.size() << " colliding of " << pairsListed << " listed, "
-                    << candidatesFound << " among the candidates, " << reportedFound << " reported; false positives "
-                    << falsePositives);
+                    << " feature pairs, " << c.firstBoxCulled << " ruled out on the first box, " << c.planeCulled
+                    << " plane-separated, " << c.exactTests << " exact tests, " << c.impacts << " impacts ("
+                    << c.undecided << " undecided), earliest toi " << result.earliestToi << "; ground truth "
+                    << truth.size() << " colliding of " << pairsListed << " listed, " << candidatesFound
+                    << " among the candidates, " << reportedFound << " reported; false positives " << falsePositives);
     REQUIRE(candidatesFound == truth.size());
     REQUIRE(reportedFound == truth.size());
 }

@@ -81,16 +81,57 @@ BULLETGPU_HD void gatherPair(const CcdMeshView& meshA, const CcdMeshView& meshB,
     }
 }
 
-/// True when the pair's features stay farther apart than sqrt(3) `margin` all through the step
-/// (planeSeparated): the exact test, whose hits lie within `margin` on every axis (see the
-/// bound), would report none.
-BULLETGPU_HD bool pairPlaneSeparated(const CcdMeshView& meshA, const CcdMeshView& meshB, const CcdFeaturePair& pair,
-                                     double margin) {
-    Vec3d x0[4], x1[4];
-    gatherPair(meshA, meshB, pair, x0, x1);
+/// The allowance of firstBoxSeparated per unit of magnitude (2^-40).
+constexpr double cFirstBoxAllowance = 0x1p-40;
+
+/// True when the exact test would rule the pair out on its first parameter box along an axis
+/// (x0, x1 as gatherPair gives them): on some axis every corner value of F over [0, 1]^3
+/// (ccd_queries.h) exceeds eta + 2^-40 M, or every one is below its negative, M the largest
+/// |coordinate|. The corners are the differences of the points at t = 0 and t = 1: vertex-face
+/// p - a, p - b, p - c and p - b - c + a; edge-edge a_i - b_j. Computed here with at most 3
+/// roundings, off the exact values by less than 2^-48 M, and the exact test's own corner values
+/// are off by less than 2^-45 M while its threshold is eta + 2^-45 M rounded up (ccd_queries.h):
+/// a pair ruled out here is ruled out there, so it has no hit (when maxIterations > 0).
+BULLETGPU_HD bool firstBoxSeparated(const Vec3d x0[4], const Vec3d x1[4], bool vertexFace, double eta) {
+    double magnitude = 0;
+    for (int i = 0; i < 4; ++i) {
+        for (int k = 0; k < 3; ++k) magnitude = fmax(magnitude, fmax(fabs(x0[i][k]), fabs(x1[i][k])));
+    }
+    const double limit = (eta + cFirstBoxAllowance * magnitude) + cCcdTinyAllowance;
+    bool separated = false;
+    for (int k = 0; k < 3; ++k) {
+        double lo = HUGE_VAL, hi = -HUGE_VAL;
+        for (int end = 0; end < 2; ++end) {
+            const Vec3d* x = end == 0 ? x0 : x1;
+            double corner[4];
+            if (vertexFace) {
+                corner[0] = x[0][k] - x[1][k];
+                corner[1] = x[0][k] - x[2][k];
+                corner[2] = x[0][k] - x[3][k];
+                corner[3] = ((x[0][k] - x[2][k]) - x[3][k]) + x[1][k];
+            } else {
+                corner[0] = x[0][k] - x[2][k];
+                corner[1] = x[0][k] - x[3][k];
+                corner[2] = x[1][k] - x[2][k];
+                corner[3] = x[1][k] - x[3][k];
+            }
+            for (double c : corner) {
+                lo = fmin(lo, c);
+                hi = fmax(hi, c);
+            }
+        }
+        separated |= lo > limit || hi < -limit;
+    }
+    return separated;
+}
+
+/// True when the pair's features (x0, x1 as gatherPair gives them) stay farther apart than
+/// sqrt(3) `margin` all through the step (planeSeparated): the exact test, whose hits lie within
+/// `margin` on every axis (see ccd_swept_bounds.h), would report none.
+BULLETGPU_HD bool pairPlaneSeparated(const Vec3d x0[4], const Vec3d x1[4], bool vertexFace, double margin) {
     const double distance = ccd::cSqrt3Up * margin * (1.0 + cPlaneFilterAllowance);
     using ccdplane::sub;
-    if (pair.kind == CcdFeatureKind::EdgeEdge) {
+    if (!vertexFace) {
         return planeSeparated(sub(x0[2], x0[0]), sub(x1[2], x1[0]), sub(x0[1], x0[0]), sub(x1[1], x1[0]),
                               sub(x0[3], x0[2]), sub(x1[3], x1[2]), distance);
     }
@@ -100,8 +141,9 @@ BULLETGPU_HD bool pairPlaneSeparated(const CcdMeshView& meshA, const CcdMeshView
 
 /// What the expansion of triangle pairs counts.
 struct CcdExpandCounts {
-    std::uint64_t featurePairs = 0; ///< Feature pairs owned (shared vertices excluded).
-    std::uint64_t planeCulled = 0;  ///< Of those near by their extents, ruled out by the plane filter.
+    std::uint64_t featurePairs = 0;   ///< Feature pairs owned (shared vertices excluded).
+    std::uint64_t firstBoxCulled = 0; ///< Of those near by their extents, ruled out by firstBoxSeparated.
+    std::uint64_t planeCulled = 0;    ///< Of the rest, ruled out by the plane filter.
 };
 
 /// Emits through `emit(pair)` every feature pair of triangles ta (of A) and tb (of B) that the
@@ -109,11 +151,11 @@ struct CcdExpandCounts {
 /// (a self query: tb's owned vertices against ta, as VertexFace), A's owned edges against B's.
 /// Self queries skip features sharing a vertex and order edge pairs a < b. Each feature pair
 /// of two meshes (or unordered pair of one) comes from exactly one triangle pair: the owners of
-/// its vertex or edges, and the triangle. `planeFilter`: also drop plane-separated pairs
-/// (pairPlaneSeparated). Adds to `counts`.
+/// its vertex or edges, and the triangle. `prefilter`: also drop the pairs that
+/// firstBoxSeparated (at `eta`) or pairPlaneSeparated rule out. Adds to `counts`.
 template <typename Emit>
 BULLETGPU_HD void expandTrianglePair(const CcdMeshView& meshA, std::uint32_t ta, const CcdMeshView& meshB,
-                                     std::uint32_t tb, bool self, bool planeFilter, Emit& emit,
+                                     std::uint32_t tb, bool self, bool prefilter, double eta, Emit& emit,
                                      CcdExpandCounts& counts) {
     const auto offer = [&](CcdFeaturePair pair) {
         if (self) {
@@ -125,9 +167,18 @@ BULLETGPU_HD void expandTrianglePair(const CcdMeshView& meshA, std::uint32_t ta,
         ++counts.featurePairs;
         double margin;
         if (!sweptFeaturesNear(meshA, meshB, pair, margin)) return;
-        if (planeFilter && pairPlaneSeparated(meshA, meshB, pair, margin)) {
-            ++counts.planeCulled;
-            return;
+        if (prefilter) {
+            Vec3d x0[4], x1[4];
+            gatherPair(meshA, meshB, pair, x0, x1);
+            const bool vertexFace = pair.kind != CcdFeatureKind::EdgeEdge;
+            if (firstBoxSeparated(x0, x1, vertexFace, eta)) {
+                ++counts.firstBoxCulled;
+                return;
+            }
+            if (pairPlaneSeparated(x0, x1, vertexFace, margin)) {
+                ++counts.planeCulled;
+                return;
+            }
         }
         if (self && pair.kind == CcdFeatureKind::EdgeEdge && pair.a > pair.b) {
             const std::uint32_t swap = pair.a;

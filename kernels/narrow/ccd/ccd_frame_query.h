@@ -17,9 +17,9 @@
 /// (ccd_candidate_ops.h), walks it (FrontTraversal, leaf walks) for the overlapping triangle
 /// pairs, expands each into its vertex-face (both directions) and edge-edge feature pairs, each
 /// feature pair once (MeshFeatures ownership; a self query skips features sharing a vertex),
-/// drops the feature pairs whose own grown swept extents are apart or that stay on one side of
-/// a plane beyond the same reach (ccd_plane_filter.h), and runs vertexFaceCcd or edgeEdgeCcd on
-/// the rest.
+/// drops the feature pairs whose own grown swept extents are apart, that the exact test would
+/// rule out on its first box, or that stay on one side of a plane beyond the same reach
+/// (ccd_plane_filter.h), and runs vertexFaceCcd or edgeEdgeCcd on the rest.
 ///
 /// Contract. No false negatives relative to the per-pair tests: every feature pair that the
 /// per-pair test, run on every feature pair of the meshes, reports as a decided hit is reported
@@ -43,9 +43,11 @@ struct CcdMesh {
 /// The settings of a frame query.
 struct CcdFrameOptions {
     double eta = 0.0; ///< Minimum separation: features within eta count as an impact (>= 0).
-    /// Drop plane-separated feature pairs before the exact tests (ccd_plane_filter.h); the impacts
-    /// are the same either way, only the work differs.
-    bool planeFilter = true;
+    /// Drop the feature pairs that the exact test would rule out on its first box
+    /// (firstBoxSeparated) and plane-separated ones (ccd_plane_filter.h) before the exact tests;
+    /// the impacts are the same either way, only the work differs. Off when
+    /// exact.maxIterations is 0.
+    bool prefilter = true;
     CcdOptions exact; ///< The per-pair tests' stopping rules.
     int threads = 1;  ///< OpenMP threads.
 };
@@ -59,13 +61,14 @@ struct CcdImpact {
 
 /// Counts and stage times of one query.
 struct CcdFrameCounts {
-    std::uint64_t trianglePairs = 0; ///< Triangle pairs whose grown swept boxes overlap.
-    std::uint64_t featurePairs = 0;  ///< Feature pairs they hold, each once (shared vertices excluded).
-    std::uint64_t planeCulled = 0;   ///< Of them, near by their extents but plane-separated (ccd_plane_filter.h).
-    std::uint64_t exactTests = 0; ///< Of them, pairs near by their grown swept extents and not plane-separated: tested.
-    std::uint64_t impacts = 0;    ///< Of them, hits.
-    std::uint64_t undecided = 0;  ///< Of the hits, undecided ones.
-    std::uint64_t iterations = 0; ///< Parameter boxes the exact tests examined.
+    std::uint64_t trianglePairs = 0;  ///< Triangle pairs whose grown swept boxes overlap.
+    std::uint64_t featurePairs = 0;   ///< Feature pairs they hold, each once (shared vertices excluded).
+    std::uint64_t firstBoxCulled = 0; ///< Of them, near by their extents but ruled out by firstBoxSeparated.
+    std::uint64_t planeCulled = 0;    ///< Of the rest, plane-separated (ccd_plane_filter.h).
+    std::uint64_t exactTests = 0;     ///< Feature pairs given to the exact tests.
+    std::uint64_t impacts = 0;        ///< Of them, hits.
+    std::uint64_t undecided = 0;      ///< Of the hits, undecided ones.
+    std::uint64_t iterations = 0;     ///< Parameter boxes the exact tests examined.
     std::uint64_t rootRejections = 0; ///< Exact tests that ruled their pair out on the first box.
     double boxMs = 0;                 ///< Swept boxes, features and tree builds.
     double traverseMs = 0;            ///< Tree walk for triangle pairs.

@@ -146,6 +146,8 @@ void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResul
     const LbvhNode* nodesB = query.b.nodes;
     const auto pairCount = static_cast<std::int64_t>(pairs.size());
     const int team = teamOf(pairCount, threads);
+    // The prefilters rely on the exact test examining its first box (maxIterations > 0).
+    const bool prefilter = options.prefilter && options.exact.maxIterations > 0;
     if (m_threads.size() < static_cast<std::size_t>(threads)) m_threads.resize(threads);
 #pragma omp parallel num_threads(team)
     {
@@ -158,7 +160,7 @@ void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResul
         for (std::int64_t i = lo; i < hi; ++i) {
             const std::uint32_t ta = leafTriangle(nodesA[pairs[i].leaf]);
             const std::uint32_t tb = leafTriangle(nodesB[pairs[i].node]);
-            expandTrianglePair(meshA, ta, meshB, tb, self, options.planeFilter, emit, mine.expand);
+            expandTrianglePair(meshA, ta, meshB, tb, self, prefilter, options.eta, emit, mine.expand);
         }
     }
     m_candidates.clear();
@@ -166,6 +168,7 @@ void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResul
         const ThreadOut& part = m_threads[t].value;
         m_candidates.insert(m_candidates.end(), part.candidates.begin(), part.candidates.end());
         counts.featurePairs += part.expand.featurePairs;
+        counts.firstBoxCulled += part.expand.firstBoxCulled;
         counts.planeCulled += part.expand.planeCulled;
     }
     counts.exactTests = m_candidates.size();

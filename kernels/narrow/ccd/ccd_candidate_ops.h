@@ -91,11 +91,13 @@ constexpr double cFirstBoxAllowance = 0x1p-40;
 /// p - a, p - b, p - c and p - b - c + a; edge-edge a_i - b_j. Computed here with at most 3
 /// roundings, off the exact values by less than 2^-48 M, and the exact test's own corner values
 /// are off by less than 2^-45 M while its threshold is eta + 2^-45 M rounded up (ccd_queries.h):
-/// a pair ruled out here is ruled out there, so it has no hit (when maxIterations > 0).
+/// a pair ruled out here is ruled out there, so it has no hit (when maxIterations > 0). The
+/// points must be finite.
 BULLETGPU_HD bool firstBoxSeparated(const Vec3d x0[4], const Vec3d x1[4], bool vertexFace, double eta) {
     double magnitude = 0;
     for (int i = 0; i < 4; ++i) {
-        for (int k = 0; k < 3; ++k) magnitude = fmax(magnitude, fmax(fabs(x0[i][k]), fabs(x1[i][k])));
+        for (int k = 0; k < 3; ++k)
+            magnitude = ccdplane::larger(magnitude, ccdplane::larger(fabs(x0[i][k]), fabs(x1[i][k])));
     }
     const double limit = (eta + cFirstBoxAllowance * magnitude) + cCcdTinyAllowance;
     bool separated = false;
@@ -116,8 +118,8 @@ BULLETGPU_HD bool firstBoxSeparated(const Vec3d x0[4], const Vec3d x1[4], bool v
                 corner[3] = x[1][k] - x[3][k];
             }
             for (double c : corner) {
-                lo = fmin(lo, c);
-                hi = fmax(hi, c);
+                lo = ccdplane::smaller(lo, c);
+                hi = ccdplane::larger(hi, c);
             }
         }
         separated |= lo > limit || hi < -limit;

@@ -23,8 +23,9 @@
 /// every computed term (64 times the product of the largest |component| of P, E1 and E2), and
 /// 2^-40 D S_n for the rounding of N (S_n bounds every n term). The rounding of each computed
 /// term is below 32 unit roundoffs of S, so the allowance has more than 2^7 to spare. An
-/// overflow makes S and the allowance infinite and a product that underflows can only shrink a
-/// coefficient toward zero, so neither can make a pair look separated.
+/// overflow makes S and the allowance infinite (or NaN, which fails every comparison) and a
+/// product that underflows can only shrink a coefficient toward zero, so neither can make a pair
+/// look separated. Minima and maxima are comparisons, not fmin/fmax (library calls on the host).
 
 namespace bulletgpu {
 
@@ -45,8 +46,12 @@ BULLETGPU_HD Vec3d cross(const Vec3d& a, const Vec3d& b) {
 }
 /// a . b.
 BULLETGPU_HD double dot(const Vec3d& a, const Vec3d& b) { return (a[0] * b[0] + a[1] * b[1]) + a[2] * b[2]; }
+/// max(a, b) without a library call (a when b is NaN).
+BULLETGPU_HD double larger(double a, double b) { return b > a ? b : a; }
+/// min(a, b) without a library call (a when b is NaN).
+BULLETGPU_HD double smaller(double a, double b) { return b < a ? b : a; }
 /// The largest |component|.
-BULLETGPU_HD double largest(const Vec3d& a) { return fmax(fabs(a[0]), fmax(fabs(a[1]), fabs(a[2]))); }
+BULLETGPU_HD double largest(const Vec3d& a) { return larger(fabs(a[0]), larger(fabs(a[1]), fabs(a[2]))); }
 
 } // namespace ccdplane
 
@@ -64,12 +69,13 @@ BULLETGPU_HD bool planeSeparated(const Vec3d& p0, const Vec3d& p1, const Vec3d& 
     const double k1 = (2.0 * dot(p0, n1) + dot(p1, n0)) / 3.0;
     const double k2 = (dot(p0, n2) + 2.0 * dot(p1, n1)) / 3.0;
     const double k3 = dot(p1, n2);
-    const double lengthBound = fmax(sqrt(dot(n0, n0)), fmax(sqrt(dot(n1, n1)), sqrt(dot(n2, n2))));
-    const double edges = fmax(largest(e10), largest(e11)) * fmax(largest(e20), largest(e21)) * 64.0;
-    const double bound = fmax(largest(p0), largest(p1)) * edges;
+    const double lengthBound = sqrt(larger(dot(n0, n0), larger(dot(n1, n1), dot(n2, n2))));
+    const double edges = larger(largest(e10), largest(e11)) * larger(largest(e20), largest(e21)) * 64.0;
+    const double bound = larger(largest(p0), largest(p1)) * edges;
     const double threshold =
         distance * lengthBound + cPlaneFilterAllowance * bound + cPlaneFilterAllowance * distance * edges;
-    const double lo = fmin(fmin(k0, k1), fmin(k2, k3)), hi = fmax(fmax(k0, k1), fmax(k2, k3));
+    // A NaN coefficient comes from an overflow, which makes the threshold infinite or NaN.
+    const double lo = smaller(smaller(k0, k1), smaller(k2, k3)), hi = larger(larger(k0, k1), larger(k2, k3));
     return lo > threshold || hi < -threshold;
 }
 

@@ -131,13 +131,14 @@ std::vector<CcdImpact> allPairsImpacts(const MovingMesh& a, const MovingMesh& b,
     return impacts;
 }
 
-/// Runs the frame query (self when b is null) on `threads`.
+/// Runs the frame query (self when b is null) on `threads`, with or without the prefilters.
 CcdFrameResult runQuery(const MovingMesh& a, const MovingMesh* b, double eta, int threads,
-                        std::vector<CcdFeaturePair>* candidates = nullptr) {
+                        std::vector<CcdFeaturePair>* candidates = nullptr, bool prefilter = true) {
     CcdFrameQuery query;
     CcdFrameOptions options;
     options.eta = eta;
     options.threads = threads;
+    options.prefilter = prefilter;
     CcdFrameResult result;
     if (b == nullptr) {
         query.runSelf(a.view(), options, result);
@@ -149,19 +150,22 @@ CcdFrameResult runQuery(const MovingMesh& a, const MovingMesh* b, double eta, in
 }
 
 /// Requires the frame query to give exactly the impacts of all pairs (same pairs, same times),
-/// on 1 and 2 threads, with no feature pair tested twice; returns the one-thread result.
+/// on 1 and 2 threads and without the prefilters, with no feature pair tested twice; returns the
+/// one-thread result.
 CcdFrameResult requireEqualToAllPairs(const MovingMesh& a, const MovingMesh* b, double eta) {
     const bool self = b == nullptr;
     const std::vector<CcdImpact> expected = allPairsImpacts(a, self ? a : *b, self, eta, CcdOptions{});
     std::vector<CcdFeaturePair> candidates;
     const CcdFrameResult one = runQuery(a, b, eta, 1, &candidates);
     const CcdFrameResult two = runQuery(a, b, eta, 2);
+    const CcdFrameResult unfiltered = runQuery(a, b, eta, 2, nullptr, false);
+    REQUIRE(unfiltered.counts.exactTests >= one.counts.exactTests);
     std::sort(candidates.begin(), candidates.end(), featurePairBefore);
     const auto same = [](const CcdFeaturePair& x, const CcdFeaturePair& y) {
         return x.kind == y.kind && x.a == y.a && x.b == y.b;
     };
     REQUIRE(std::adjacent_find(candidates.begin(), candidates.end(), same) == candidates.end());
-    for (const CcdFrameResult* result : {&one, &two}) {
+    for (const CcdFrameResult* result : {&one, &two, &unfiltered}) {
         INFO("expected " << expected.size() << " impacts, got " << result->impacts.size() << " from "
                          << result->counts.exactTests << " tests of " << result->counts.featurePairs
                          << " feature pairs in " << result->counts.trianglePairs << " triangle pairs");

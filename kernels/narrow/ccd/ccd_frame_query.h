@@ -118,11 +118,11 @@ private:
     };
     /// Per-thread outputs.
     struct ThreadOut {
-        std::vector<CcdFeaturePair> candidates;
-        std::vector<CcdImpact> impacts;
-        CcdExpandCounts expand;
-        std::uint64_t iterations = 0;
-        std::uint64_t rootRejections = 0;
+        std::vector<CcdFeaturePair> candidates; ///< Feature pairs kept by the thread's expansion.
+        std::vector<CcdImpact> impacts;         ///< Hits of the thread's exact tests.
+        CcdExpandCounts expand;                 ///< The thread's expansion counts.
+        std::uint64_t iterations = 0;           ///< Boxes its exact tests examined.
+        std::uint64_t rootRejections = 0;       ///< Its exact tests that ended on the first box.
     };
 
     /// Copies `mesh` into side `s`, builds its features (when the indices changed), boxes and tree.
@@ -134,11 +134,11 @@ private:
     /// Walks the trees, expands and filters, runs the exact tests and sorts.
     void run(bool self, const CcdFrameOptions& options, CcdFrameResult& out);
 
-    Side m_sides[2];
-    FrontTraversal m_traversal;
-    BvttFront m_walkFront;
-    std::vector<CcdFeaturePair> m_candidates;
-    std::vector<CacheLinePadded<ThreadOut>> m_threads;
+    Side m_sides[2];                                   ///< Mesh A, and mesh B of a pair query.
+    FrontTraversal m_traversal;                        ///< The leaf walk for triangle pairs.
+    BvttFront m_walkFront;                             ///< Its (unkept) front.
+    std::vector<CcdFeaturePair> m_candidates;          ///< Pairs given to the exact tests.
+    std::vector<CacheLinePadded<ThreadOut>> m_threads; ///< Per-thread outputs.
 };
 
 } // namespace bulletgpu

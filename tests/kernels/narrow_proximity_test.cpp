@@ -85,7 +85,7 @@ std::size_t countKind(const std::vector<ProximityContact>& contacts, ProximityKi
 
 /// A mesh of explicit triangles.
 PlyMesh meshOf(std::initializer_list<float> positions, std::initializer_list<std::uint32_t> indices) {
-    return PlyMesh{positions, indices};
+    return PlyMesh{positions, indices, {}};
 }
 
 /// The mesh scaled by s.

@@ -169,7 +169,9 @@ PlyMesh readPlyMesh(const std::string& path) {
                 if (!property.list) {
                     const double value = reader.read(property.type);
                     const bool coordinate = property.name == "x" || property.name == "y" || property.name == "z";
-                    if (element.name == "vertex" && coordinate) mesh.positions.push_back(static_cast<float>(value));
+                    if (element.name != "vertex" || !coordinate) continue;
+                    mesh.positions.push_back(static_cast<float>(value));
+                    mesh.exactPositions.push_back(value);
                     continue;
                 }
                 const auto count = static_cast<std::size_t>(reader.read(property.countType));

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: Zlib
+// Whole-frame CCD benchmark (issue 29): CcdFrameQuery::runSelf (swept boxes, tree builds, leaf
+// walk, feature expansion and filter, exact vertex-face and edge-edge tests, sort) on the
+// ccd-frames scenes, from one frame to the next, eta = 0. A fresh query object is timed first
+// (its allocations included), then steady runs reusing its buffers, with the prefilters on and
+// off in turn; the medians are printed with the stage medians, the counts and the load average
+// before and after each scene.
+//
+// Side by side on the vertex-face pairs alone: Bullet's bernsteinCCD (btSoftBodyInternals.h, the
+// soft-body CCD of btDeformableBodySolver; Bullet's btScalar, not conservative) and vertexFaceCcd,
+// both on the same threads over the same vertex-face candidates of our culling, with their hits.
+//
+// Usage: bulletgpu-bench-ccd [data dir] [runs] [threads] [scenes, comma-separated]
+#include "bench/machine_info.h"
+#include "bench/sample_statistics.h"
+#include "kernels/common/stopwatch.h"
+#include "kernels/narrow/ccd/ccd_frame_query.h"
+#include "tests/support/ply_mesh.h"
+
+#include <BulletSoftBody/btSoftBodyInternals.h>
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace bulletgpu;
+
+namespace {
+
+/// One scene: its folder and its two frames.
+struct Scene {
+    const char* name;      ///< Folder under ccd-frames.
+    const char* frames[2]; ///< PLY names at t = 0 and t = 1.
+};
+
+/// Steady-run times of one setting: the whole query and its stages.
+struct Samples {
+    std::vector<double> total, boxes, walk, expand, exact;
+
+    /// Adds one run.
+    void add(double ms, const CcdFrameCounts& c) {
+        total.push_back(ms);
+        boxes.push_back(c.boxMs);
+        walk.push_back(c.traverseMs);
+        expand.push_back(c.expandMs);
+        exact.push_back(c.exactMs);
+    }
+};
+
+/// True when `name` is in the comma-separated `list` (or the list is empty).
+bool selected(const std::string& list, const std::string& name) {
+    return list.empty() || ("," + list + ",").find("," + name + ",") != std::string::npos;
+}
+
+// btAlignedObjectArray::resize copies a default-constructed Node or Face, whose btVector3 members
+// are left uninitialized by design; every member bernsteinCCD reads is set below.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+/// Bullet's soft-body nodes and faces for bernsteinCCD: m_x at t = 0, m_q at t = 1, m_v the
+/// motion over dt = 1, and the face normals getBernsteinCoeff reads: m_n0 and m_n1 at both ends,
+/// m_vn the cross product of the edges' motions.
+struct BulletCloth {
+    btAlignedObjectArray<btSoftBody::Node> nodes;
+    btAlignedObjectArray<btSoftBody::Face> faces;
+
+    explicit BulletCloth(const CcdMesh& mesh) {
+        nodes.resize(static_cast<int>(mesh.vertexCount));
+        faces.resize(static_cast<int>(mesh.triangleCount));
+        for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) {
+            const double* p0 = mesh.positions0 + 3 * v;
+            const double* p1 = mesh.positions1 + 3 * v;
+            btSoftBody::Node& node = nodes[static_cast<int>(v)];
+            node.m_x = btVector3(btScalar(p0[0]), btScalar(p0[1]), btScalar(p0[2]));
+            node.m_q = btVector3(btScalar(p1[0]), btScalar(p1[1]), btScalar(p1[2]));
+            node.m_v = node.m_q - node.m_x;
+        }
+        for (std::uint32_t f = 0; f < mesh.triangleCount; ++f) {
+            btSoftBody::Face& face = faces[static_cast<int>(f)];
+            for (int c = 0; c < 3; ++c) face.m_n[c] = &nodes[static_cast<int>(mesh.indices[3 * f + c])];
+            const btSoftBody::Node *a = face.m_n[0], *b = face.m_n[1], *c = face.m_n[2];
+            face.m_n0 = (b->m_x - a->m_x).cross(c->m_x - a->m_x);
+            face.m_n1 = (b->m_q - a->m_q).cross(c->m_q - a->m_q);
+            face.m_vn = (b->m_v - a->m_v).cross(c->m_v - a->m_v);
+        }
+    }
+};
+
+#pragma GCC diagnostic pop
+
+/// Times (median of `runs`) and counts the hits of `test(pair)` over `pairs` on `threads`.
+template <typename Test>
+void timeTests(const std::vector<CcdFeaturePair>& pairs, int threads, int runs, const Test& test, double& ms,
+               std::vector<bool>& hits) {
+    std::vector<double> samples;
+    hits.assign(pairs.size(), false);
+    std::vector<char> hit(pairs.size(), 0);
+    for (int r = 0; r < runs; ++r) {
+        const Clock::time_point start = Clock::now();
+        const auto count = static_cast<std::int64_t>(pairs.size());
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 256)
+        for (std::int64_t i = 0; i < count; ++i) hit[i] = test(pairs[i]) ? 1 : 0;
+        samples.push_back(millisecondsSince(start));
+    }
+    for (std::size_t i = 0; i < pairs.size(); ++i) hits[i] = hit[i] != 0;
+    ms = bench::median(samples);
+}
+
+/// Bullet's bernsteinCCD and vertexFaceCcd on the vertex-face candidates of the last query: a
+/// table row.
+std::string compareBernstein(const char* name, const CcdMesh& mesh, const CcdFrameQuery& query, int threads, int runs) {
+    std::vector<CcdFeaturePair> pairs;
+    for (const CcdFeaturePair& pair : query.candidates()) {
+        if (pair.kind == CcdFeatureKind::VertexFace) pairs.push_back(pair);
+    }
+    const BulletCloth cloth(mesh);
+    std::vector<Vec3d> x0(mesh.vertexCount), x1(mesh.vertexCount);
+    for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) {
+        for (int k = 0; k < 3; ++k) {
+            x0[v].v[k] = mesh.positions0[3 * v + k];
+            x1[v].v[k] = mesh.positions1[3 * v + k];
+        }
+    }
+    const CcdMeshView view{x0.data(), x1.data(), mesh.indices, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr};
+    double bulletMs = 0, oursMs = 0;
+    std::vector<bool> bulletHits, ourHits;
+    const std::string loadBefore = loadAverages();
+    timeTests(
+        pairs, threads, runs,
+        [&](const CcdFeaturePair& pair) {
+            btVector3 bary;
+            return bernsteinCCD(&cloth.faces[static_cast<int>(pair.b)], &cloth.nodes[static_cast<int>(pair.a)],
+                                btScalar(1), btScalar(SAFE_EPSILON), bary);
+        },
+        bulletMs, bulletHits);
+    timeTests(
+        pairs, threads, runs,
+        [&](const CcdFeaturePair& pair) { return testFeaturePair(view, view, pair, 0.0, CcdOptions{}).hit; }, oursMs,
+        ourHits);
+    std::size_t bulletCount = 0, ourCount = 0, bulletOnly = 0, oursOnly = 0;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        bulletCount += bulletHits[i];
+        ourCount += ourHits[i];
+        bulletOnly += bulletHits[i] && !ourHits[i];
+        oursOnly += ourHits[i] && !bulletHits[i];
+    }
+    char row[512];
+    std::snprintf(row, sizeof(row), "| %s | %zu | %.1f | %zu | %.1f | %zu | %zu | %zu | %s | %s |\n", name,
+                  pairs.size(), oursMs, ourCount, bulletMs, bulletCount, oursOnly, bulletOnly, loadBefore.c_str(),
+                  loadAverages().c_str());
+    return row;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const std::string data = argc > 1 ? argv[1] : BULLETGPU_DEFAULT_DATA_DIR;
+    const int runs = argc > 2 ? std::atoi(argv[2]) : 7;
+    const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
+    const std::string scenes = argc > 4 ? argv[4] : "";
+    std::vector<std::string> sideBySide;
+    std::printf("CPU: %s, %u hardware threads; %d threads, %d steady runs per scene, eta = 0\n", cpuModel().c_str(),
+                std::thread::hardware_concurrency(), threads, runs);
+    std::printf(
+        "| scene | prefilters | triangles | triangle pairs | feature pairs | first-box culled | plane-separated | "
+        "exact tests | root "
+        "rejections | "
+        "boxes examined | "
+        "impacts | undecided | earliest toi "
+        "| first ms | median ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (const Scene& scene : {Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
+                               Scene{"cloth-funnel", {"227", "228"}}, Scene{"rod-twist", {"3036", "3037"}}}) {
+        if (!selected(scenes, scene.name)) continue;
+        const std::string folder = data + "/ccd-frames/" + scene.name + "/frames/";
+        PlyMesh frames[2];
+        try {
+            for (int f = 0; f < 2; ++f) frames[f] = readPlyMesh(folder + scene.frames[f] + ".ply");
+        } catch (const std::exception& e) {
+            std::printf("| %s | skipped: %s |\n", scene.name, e.what());
+            continue;
+        }
+        const CcdMesh mesh{frames[0].exactPositions.data(), frames[1].exactPositions.data(),
+                           static_cast<std::uint32_t>(frames[0].exactPositions.size() / 3), frames[0].indices.data(),
+                           static_cast<std::uint32_t>(frames[0].indices.size() / 3)};
+        CcdFrameOptions options;
+        options.threads = threads;
+        const std::string loadBefore = loadAverages();
+        CcdFrameResult result;
+        Clock::time_point start = Clock::now();
+        CcdFrameQuery query;
+        query.runSelf(mesh, options, result);
+        const double firstMs = millisecondsSince(start);
+        // Steady runs with the prefilters on and off, alternated so that load falls on both.
+        Samples samples[2];
+        CcdFrameCounts counts[2];
+        double earliest[2] = {HUGE_VAL, HUGE_VAL};
+        for (int r = 0; r < runs; ++r) {
+            for (int filter = 1; filter >= 0; --filter) {
+                options.prefilter = filter == 1;
+                start = Clock::now();
+                query.runSelf(mesh, options, result);
+                samples[filter].add(millisecondsSince(start), result.counts);
+                counts[filter] = result.counts;
+                earliest[filter] = result.earliestToi;
+            }
+        }
+        const std::string loadAfter = loadAverages();
+        char first[32];
+        std::snprintf(first, sizeof(first), "%.1f", firstMs);
+        for (int filter = 1; filter >= 0; --filter) {
+            const CcdFrameCounts& c = counts[filter];
+            const Samples& t = samples[filter];
+            std::printf(
+                "| %s | %s | %u | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %llu | %.3g | %s | %.1f | "
+                "%.1f | "
+                "%.1f | %.1f | %.1f | %s | %s |\n",
+                scene.name, filter == 1 ? "on" : "off", mesh.triangleCount,
+                static_cast<unsigned long long>(c.trianglePairs), static_cast<unsigned long long>(c.featurePairs),
+                static_cast<unsigned long long>(c.firstBoxCulled), static_cast<unsigned long long>(c.planeCulled),
+                static_cast<unsigned long long>(c.exactTests), static_cast<unsigned long long>(c.rootRejections),
+                static_cast<unsigned long long>(c.iterations), static_cast<unsigned long long>(c.impacts),
+                static_cast<unsigned long long>(c.undecided), earliest[filter], filter == 1 ? first : "-",
+                bench::median(t.total), bench::median(t.boxes), bench::median(t.walk), bench::median(t.expand),
+                bench::median(t.exact), loadBefore.c_str(), loadAfter.c_str());
+        }
+        std::fflush(stdout);
+        // The vertex-face side by side reads the candidates of the default query (prefilters on).
+        options.prefilter = true;
+        query.runSelf(mesh, options, result);
+        sideBySide.push_back(compareBernstein(scene.name, mesh, query, threads, runs));
+    }
+    std::printf(
+        "\nVertex-face candidates only, %d threads, median ms:\n| scene | vertex-face pairs | vertexFaceCcd ms | "
+        "hits | bernsteinCCD ms | hits | ours only | Bullet only | load before | load after |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n",
+        threads);
+    for (const std::string& row : sideBySide) std::printf("%s", row.c_str());
+    return 0;
+}

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: Zlib
+#include <bulletgpu/PairCache.h>
+
+#include <algorithm>
+#include <cassert>
+
+namespace bulletgpu {
+
+namespace {
+
+/// How many pairs ahead absorb starts loading a pair's index slot.
+constexpr std::size_t cPrefetchDistance = 8;
+
+/// The index key of the i-th pair of a list of proxy pointer pairs.
+std::uint64_t keyAt(btBroadphaseProxy* const* pairs, std::size_t i) {
+    return PairIndex::keyOf(pairs[2 * i]->getUid(), pairs[2 * i + 1]->getUid());
+}
+
+} // namespace
+
+std::size_t PairCache::absorb(btBroadphaseProxy* const* lost, std::size_t lostCount, btBroadphaseProxy* const* found,
+                              std::size_t foundCount, btDispatcher* dispatcher, std::vector<std::size_t>* refused) {
+    for (std::size_t i = 0; i < lostCount; ++i) {
+        if (i + cPrefetchDistance < lostCount) m_index.prefetch(keyAt(lost, i + cPrefetchDistance));
+        removeOverlappingPair(lost[2 * i], lost[2 * i + 1], dispatcher);
+    }
+    // Room for every found pair up front: at most one growth of the array and of the index.
+    const std::size_t most = static_cast<std::size_t>(m_pairs.size()) + foundCount;
+    if (most > static_cast<std::size_t>(m_pairs.capacity())) {
+        std::size_t capacity = std::max<std::size_t>(2, static_cast<std::size_t>(m_pairs.capacity()));
+        while (capacity < most) capacity *= 2;
+        m_pairs.reserve(static_cast<int>(capacity));
+    }
+    m_index.reserve(most);
+    std::size_t refusals = 0;
+    for (std::size_t i = 0; i < foundCount; ++i) {
+        if (i + cPrefetchDistance < foundCount) m_index.prefetch(keyAt(found, i + cPrefetchDistance));
+        if (addOverlappingPair(found[2 * i], found[2 * i + 1]) != nullptr) continue;
+        ++refusals;
+        if (refused != nullptr) refused->push_back(i);
+    }
+    assert(isConsistent());
+    return refusals;
+}
+
+} // namespace bulletgpu

@@ -42,6 +42,7 @@ btBroadphasePair* PairCache::insertPair(btBroadphaseProxy* proxy0, btBroadphaseP
     const int position = m_pairs.size();
     btBroadphasePair* pair = new (&m_pairs.expandNonInitializing()) btBroadphasePair(*proxy0, *proxy1);
     pair->m_internalTmpValue = 0;
+    m_keys.push_back(key);
     m_index.insert(key, position);
     if (m_ghost != nullptr) m_ghost->addOverlappingPair(proxy0, proxy1);
     return pair;
@@ -67,9 +68,11 @@ void* PairCache::removeAt(int position, std::uint64_t key, btBroadphaseProxy* pr
     const int last = m_pairs.size() - 1;
     if (position != last) {
         m_pairs[position] = m_pairs[last];
-        m_index.reposition(keyOf(m_pairs[position]), position);
+        m_keys[position] = m_keys[last];
+        m_index.reposition(m_keys[position], position);
     }
     m_pairs.pop_back();
+    m_keys.pop_back();
     return userData;
 }
 
@@ -125,8 +128,7 @@ void PairCache::processAllOverlappingPairs(btOverlapCallback* callback, btDispat
     }
     // Bullet's deterministic order: descending (uid0, uid1). Each pair is found again by its
     // key before its visit, so a removal cannot make a later visit read a moved or stale slot.
-    std::vector<std::uint64_t> keys(static_cast<std::size_t>(m_pairs.size()));
-    for (int i = 0; i < m_pairs.size(); ++i) keys[static_cast<std::size_t>(i)] = keyOf(m_pairs[i]);
+    std::vector<std::uint64_t> keys(m_keys);
     std::sort(keys.begin(), keys.end(), [](std::uint64_t a, std::uint64_t b) { return a > b; });
     for (const std::uint64_t key : keys) {
         const int position = m_index.find(key);
@@ -150,11 +152,12 @@ void PairCache::sortOverlappingPairs(btDispatcher* dispatcher) {
 }
 
 bool PairCache::isConsistent() const {
-    if (m_index.size() != static_cast<std::size_t>(m_pairs.size())) return false;
+    if (m_index.size() != static_cast<std::size_t>(m_pairs.size()) || m_keys.size() != m_index.size()) return false;
     for (int i = 0; i < m_pairs.size(); ++i) {
         const btBroadphasePair& pair = m_pairs[i];
         if (pair.m_pProxy0->m_uniqueId > pair.m_pProxy1->m_uniqueId) return false;
-        if (m_index.find(keyOf(pair)) != i) return false;
+        const std::uint64_t key = PairIndex::keyOf(pair.m_pProxy0->getUid(), pair.m_pProxy1->getUid());
+        if (m_keys[static_cast<std::size_t>(i)] != key || m_index.find(key) != i) return false;
     }
     return true;
 }

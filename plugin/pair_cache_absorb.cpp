@@ -8,7 +8,8 @@ namespace bulletgpu {
 
 namespace {
 
-/// How many pairs ahead absorb starts loading a pair's index slot.
+/// How many pairs ahead absorb starts loading a pair's index slot; its proxies are loaded
+/// twice as far ahead, since the slot's address needs their ids.
 constexpr std::size_t cPrefetchDistance = 8;
 
 /// The index key of the i-th pair of a list of proxy pointer pairs.
@@ -16,12 +17,21 @@ std::uint64_t keyAt(btBroadphaseProxy* const* pairs, std::size_t i) {
     return PairIndex::keyOf(pairs[2 * i]->getUid(), pairs[2 * i + 1]->getUid());
 }
 
+/// Loads ahead what the change of the i-th of `count` pairs will read.
+void prefetchAhead(const PairIndex& index, btBroadphaseProxy* const* pairs, std::size_t i, std::size_t count) {
+    if (i + 2 * cPrefetchDistance < count) {
+        __builtin_prefetch(pairs[2 * (i + 2 * cPrefetchDistance)]);
+        __builtin_prefetch(pairs[2 * (i + 2 * cPrefetchDistance) + 1]);
+    }
+    if (i + cPrefetchDistance < count) index.prefetch(keyAt(pairs, i + cPrefetchDistance));
+}
+
 } // namespace
 
 std::size_t PairCache::absorb(btBroadphaseProxy* const* lost, std::size_t lostCount, btBroadphaseProxy* const* found,
                               std::size_t foundCount, btDispatcher* dispatcher, std::vector<std::size_t>* refused) {
     for (std::size_t i = 0; i < lostCount; ++i) {
-        if (i + cPrefetchDistance < lostCount) m_index.prefetch(keyAt(lost, i + cPrefetchDistance));
+        prefetchAhead(m_index, lost, i, lostCount);
         removeOverlappingPair(lost[2 * i], lost[2 * i + 1], dispatcher);
     }
     // Room for every found pair up front: at most one growth of the array and of the index.
@@ -30,11 +40,12 @@ std::size_t PairCache::absorb(btBroadphaseProxy* const* lost, std::size_t lostCo
         std::size_t capacity = std::max<std::size_t>(2, static_cast<std::size_t>(m_pairs.capacity()));
         while (capacity < most) capacity *= 2;
         m_pairs.reserve(static_cast<int>(capacity));
+        m_keys.reserve(capacity);
     }
     m_index.reserve(most);
     std::size_t refusals = 0;
     for (std::size_t i = 0; i < foundCount; ++i) {
-        if (i + cPrefetchDistance < foundCount) m_index.prefetch(keyAt(found, i + cPrefetchDistance));
+        prefetchAhead(m_index, found, i, foundCount);
         if (addOverlappingPair(found[2 * i], found[2 * i + 1]) != nullptr) continue;
         ++refusals;
         if (refused != nullptr) refused->push_back(i);

@@ -95,12 +95,9 @@ private:
     /// Removes the pair at a position whose key is given (see removeOverlappingPair).
     void* removeAt(int position, std::uint64_t key, btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
                    btDispatcher* dispatcher);
-    /// The index key of a pair held in the array.
-    static std::uint64_t keyOf(const btBroadphasePair& pair) {
-        return PairIndex::keyOf(pair.m_pProxy0->getUid(), pair.m_pProxy1->getUid());
-    }
 
     btBroadphasePairArray m_pairs;
+    std::vector<std::uint64_t> m_keys; // the index key of each pair of m_pairs, at its position
     PairIndex m_index;
     btOverlapFilterCallback* m_filter = nullptr;
     btOverlappingPairCallback* m_ghost = nullptr;

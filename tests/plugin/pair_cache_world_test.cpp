@@ -53,7 +53,9 @@ public:
 enum class Setup {
     DbvtBulletCache, ///< btDbvtBroadphase with a btHashedOverlappingPairCache.
     DbvtPairCache,   ///< btDbvtBroadphase with a bulletgpu::PairCache.
-    GpuDefaultCache, ///< bulletgpu::Broadphase (CPU backend) with the cache it makes itself.
+    GpuBulletCache,  ///< bulletgpu::Broadphase (CPU backend) given a btHashedOverlappingPairCache.
+    GpuDefaultCache, ///< bulletgpu::Broadphase (CPU backend) with the cache it makes (absorb).
+    GpuHashedCache,  ///< bulletgpu::Broadphase (CPU backend) making Bullet's cache (flatPairCache false).
     GpuPairCache,    ///< bulletgpu::Broadphase (CPU backend) given a bulletgpu::PairCache.
 };
 
@@ -64,7 +66,7 @@ public:
     explicit TumblingBoxes(Setup setup)
         : m_dispatcher(&m_configuration), m_plane(btVector3(0, 1, 0), 0), m_box(btVector3(0.5, 0.5, 0.5)),
           m_ghostShape(btVector3(3, 1, 3)) {
-        if (setup == Setup::DbvtBulletCache) m_cache = std::make_unique<btHashedOverlappingPairCache>();
+        if (setup == Setup::DbvtBulletCache || setup == Setup::GpuBulletCache) m_cache = std::make_unique<btHashedOverlappingPairCache>();
         if (setup == Setup::DbvtPairCache || setup == Setup::GpuPairCache) {
             m_cache = std::make_unique<bulletgpu::PairCache>();
         }
@@ -75,6 +77,7 @@ public:
             config.backend = bulletgpu::Backend::Cpu;
             config.logBackendChoice = false;
             config.pairCache = m_cache.get();
+            config.flatPairCache = setup != Setup::GpuHashedCache;
             m_broadphase = std::make_unique<bulletgpu::Broadphase>(config);
         }
         m_world = std::make_unique<btDiscreteDynamicsWorld>(&m_dispatcher, m_broadphase.get(), &m_solver,
@@ -267,14 +270,18 @@ TEST_CASE("PairCache world: on btDbvtBroadphase it gives Bullet's cache's pairs,
     CHECK(peakPairs > 1000);
 }
 
-TEST_CASE("PairCache world: on bulletgpu::Broadphase it gives the default cache's pairs, ghost events and result", "[pair_cache][world]") {
-    const auto [events, peakPairs] = requireLockstep(Setup::GpuDefaultCache, Setup::GpuPairCache);
+TEST_CASE("PairCache world: on bulletgpu::Broadphase it gives Bullet's cache's pairs, ghost events and result", "[pair_cache][world]") {
+    // The cache the broadphase makes (changed through absorb), one given to it (changed pair by
+    // pair), and Bullet's cache made by it, each against a btHashedOverlappingPairCache given.
+    const Setup tested = GENERATE(Setup::GpuDefaultCache, Setup::GpuPairCache, Setup::GpuHashedCache);
+    CAPTURE(static_cast<int>(tested));
+    const auto [events, peakPairs] = requireLockstep(Setup::GpuBulletCache, tested);
     CHECK(events > 400);
     CHECK(peakPairs > 1000);
 }
 
 TEST_CASE("PairCache world: on bulletgpu::Broadphase it stays exact and the pile settles as on dbvt", "[pair_cache][world]") {
-    TumblingBoxes tested(Setup::GpuPairCache), dbvt(Setup::DbvtBulletCache);
+    TumblingBoxes tested(Setup::GpuDefaultCache), dbvt(Setup::DbvtBulletCache);
     for (int step = 1; step <= cSteps; ++step) {
         CAPTURE(step);
         tested.step();

@@ -37,13 +37,12 @@ btBroadphasePair* PairCache::addOverlappingPair(btBroadphaseProxy* proxy0, btBro
 btBroadphasePair* PairCache::insertPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1) {
     orderByUid(proxy0, proxy1);
     const std::uint64_t key = PairIndex::keyOf(proxy0->getUid(), proxy1->getUid());
-    const int present = m_index.find(key);
-    if (present >= 0) return &m_pairs[present];
     const int position = m_pairs.size();
+    const int present = m_index.findOrInsert(key, position);
+    if (present >= 0) return &m_pairs[present];
     btBroadphasePair* pair = new (&m_pairs.expandNonInitializing()) btBroadphasePair(*proxy0, *proxy1);
     pair->m_internalTmpValue = 0;
     m_keys.push_back(key);
-    m_index.insert(key, position);
     if (m_ghost != nullptr) m_ghost->addOverlappingPair(proxy0, proxy1);
     return pair;
 }
@@ -52,16 +51,15 @@ void* PairCache::removeOverlappingPair(btBroadphaseProxy* proxy0, btBroadphasePr
                                        btDispatcher* dispatcher) {
     orderByUid(proxy0, proxy1);
     const std::uint64_t key = PairIndex::keyOf(proxy0->getUid(), proxy1->getUid());
-    const int position = m_index.find(key);
+    const int position = m_index.take(key);
     if (position < 0) return nullptr;
-    return removeAt(position, key, proxy0, proxy1, dispatcher);
+    return removeAt(position, proxy0, proxy1, dispatcher);
 }
 
-void* PairCache::removeAt(int position, std::uint64_t key, btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
+void* PairCache::removeAt(int position, btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
                           btDispatcher* dispatcher) {
     cleanOverlappingPair(m_pairs[position], dispatcher);
     void* const userData = m_pairs[position].m_internalInfo1;
-    m_index.erase(key);
     // Bullet's order: the ghost callback hears of the pair after its algorithm is freed and
     // before the last pair moves into its slot.
     if (m_ghost != nullptr) m_ghost->removeOverlappingPair(proxy0, proxy1, dispatcher);
@@ -134,7 +132,9 @@ void PairCache::processAllOverlappingPairs(btOverlapCallback* callback, btDispat
         const int position = m_index.find(key);
         if (position < 0) continue;
         btBroadphasePair& pair = m_pairs[position];
-        if (callback->processOverlap(pair)) removeAt(position, key, pair.m_pProxy0, pair.m_pProxy1, dispatcher);
+        if (!callback->processOverlap(pair)) continue;
+        m_index.erase(key);
+        removeAt(position, pair.m_pProxy0, pair.m_pProxy1, dispatcher);
     }
 }
 

@@ -44,20 +44,36 @@ std::size_t PairIndex::slotOf(std::uint64_t key) const {
     return i;
 }
 
-void PairIndex::insert(std::uint64_t key, int position) {
+int PairIndex::findOrInsert(std::uint64_t key, int position) {
     assert(position >= 0);
-    assert(find(key) < 0);
     reserve(m_size + 1);
     const std::size_t mask = m_slots.size() - 1;
     std::size_t i = home(key);
-    while (m_slots[i].position >= 0) i = (i + 1) & mask;
+    for (; m_slots[i].position >= 0; i = (i + 1) & mask) {
+        if (m_slots[i].key == key) return m_slots[i].position;
+    }
     m_slots[i] = Slot{key, position};
     ++m_size;
+    return -1;
 }
 
-void PairIndex::erase(std::uint64_t key) {
+void PairIndex::erase(std::uint64_t key) { eraseSlot(slotOf(key)); }
+
+int PairIndex::take(std::uint64_t key) {
+    if (m_slots.empty()) return -1;
     const std::size_t mask = m_slots.size() - 1;
-    std::size_t hole = slotOf(key);
+    for (std::size_t i = home(key); m_slots[i].position >= 0; i = (i + 1) & mask) {
+        if (m_slots[i].key != key) continue;
+        const int position = m_slots[i].position;
+        eraseSlot(i);
+        return position;
+    }
+    return -1;
+}
+
+void PairIndex::eraseSlot(std::size_t slot) {
+    const std::size_t mask = m_slots.size() - 1;
+    std::size_t hole = slot;
     // Backward shift: move each following entry of the run into the hole unless its home lies
     // cyclically in (hole, next], where it must stay to remain reachable.
     for (std::size_t next = (hole + 1) & mask; m_slots[next].position >= 0; next = (next + 1) & mask) {
@@ -81,11 +97,6 @@ void PairIndex::reserve(std::size_t count) {
     std::size_t capacity = m_slots.empty() ? cMinCapacity : m_slots.size();
     while (2 * count > capacity) capacity *= 2;
     rehash(capacity);
-}
-
-void PairIndex::clear() {
-    for (Slot& slot : m_slots) slot.position = -1;
-    m_size = 0;
 }
 
 void PairIndex::rehash(std::size_t capacity) {

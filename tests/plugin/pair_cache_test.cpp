@@ -158,7 +158,7 @@ void* userValue(const btBroadphaseProxy* a, const btBroadphaseProxy* b) {
 
 } // namespace
 
-TEST_CASE("PairIndex: finds, inserts and erases like a hash map through many growths", "[pair_cache]") {
+TEST_CASE("PairIndex: finds, inserts, takes and erases like a hash map through many growths", "[pair_cache]") {
     bulletgpu::PairIndex index;
     std::unordered_map<std::uint64_t, int> oracle;
     std::mt19937 random(11);
@@ -167,22 +167,27 @@ TEST_CASE("PairIndex: finds, inserts and erases like a hash map through many gro
         const std::uint64_t key = bulletgpu::PairIndex::keyOf(uid(random), uid(random));
         const auto it = oracle.find(key);
         REQUIRE(index.find(key) == (it == oracle.end() ? -1 : it->second));
-        if (it == oracle.end() && random() % 3 != 0) {
-            index.insert(key, step);
+        if (random() % 3 != 0 && it == oracle.end()) {
+            REQUIRE(index.findOrInsert(key, step) == -1);
             oracle.emplace(key, step);
-        } else if (it != oracle.end() && random() % 2 == 0) {
+        } else if (random() % 4 == 0) {
+            REQUIRE(index.findOrInsert(key, step) == (it == oracle.end() ? -1 : it->second));
+            if (it == oracle.end()) oracle.emplace(key, step);
+        } else if (it == oracle.end()) {
+            REQUIRE(index.take(key) == -1);
+        } else if (random() % 2 == 0) {
             index.erase(key);
             oracle.erase(it);
-        } else if (it != oracle.end()) {
+        } else if (random() % 2 == 0) {
+            REQUIRE(index.take(key) == it->second);
+            oracle.erase(it);
+        } else {
             index.reposition(key, step);
             it->second = step;
         }
         REQUIRE(index.size() == oracle.size());
     }
     for (const auto& [key, position] : oracle) REQUIRE(index.find(key) == position);
-    index.clear();
-    CHECK(index.size() == 0);
-    for (const auto& entry : oracle) CHECK(index.find(entry.first) == -1);
 }
 
 TEST_CASE("PairCache: random operation sequences match btHashedOverlappingPairCache", "[pair_cache]") {

@@ -92,9 +92,9 @@ public:
 private:
     /// Adds a pair that passed the filter (or returns the one present).
     btBroadphasePair* insertPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1);
-    /// Removes the pair at a position whose key is given (see removeOverlappingPair).
-    void* removeAt(int position, std::uint64_t key, btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
-                   btDispatcher* dispatcher);
+    /// Removes the pair at a position whose key already left the index (see
+    /// removeOverlappingPair); the proxies are the pair's, lower unique id first.
+    void* removeAt(int position, btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1, btDispatcher* dispatcher);
 
     btBroadphasePairArray m_pairs;
     std::vector<std::uint64_t> m_keys; // the index key of each pair of m_pairs, at its position

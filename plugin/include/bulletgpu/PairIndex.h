@@ -22,12 +22,15 @@ public:
     /// The position stored for the key, or -1 when the key is absent.
     int find(std::uint64_t key) const;
 
-    /// Stores a key that is absent with its position; grows first when that would make the
-    /// index more than half full.
-    void insert(std::uint64_t key, int position);
+    /// The position stored for the key if present; otherwise stores the key with `position` and
+    /// returns -1, growing first when that would make the index more than half full. One search.
+    int findOrInsert(std::uint64_t key, int position);
 
     /// Removes a key that is present.
     void erase(std::uint64_t key);
+
+    /// Removes the key if present and returns its position, or returns -1. One search.
+    int take(std::uint64_t key);
 
     /// Changes the position stored for a key that is present.
     void reposition(std::uint64_t key, int position);
@@ -39,9 +42,6 @@ public:
     void prefetch(std::uint64_t key) const {
         if (!m_slots.empty()) __builtin_prefetch(&m_slots[home(key)]);
     }
-
-    /// Removes every key (keeps the capacity).
-    void clear();
 
     /// Number of keys held.
     std::size_t size() const { return m_size; }
@@ -57,6 +57,8 @@ private:
     std::size_t home(std::uint64_t key) const;
     /// The slot holding a key that is present.
     std::size_t slotOf(std::uint64_t key) const;
+    /// Empties a full slot, moving the entries after it back as their searches need.
+    void eraseSlot(std::size_t slot);
     /// Rebuilds the slots at a new power-of-two capacity.
     void rehash(std::size_t capacity);
 

@@ -59,8 +59,8 @@ struct Broadphase::Impl {
           ownedFlatCache(config.pairCache == nullptr && config.flatPairCache ? new PairCache() : nullptr),
           ownedHashedCache(config.pairCache == nullptr && !config.flatPairCache ? new PrefetchingPairCache() : nullptr),
           cache(config.pairCache != nullptr ? checkedCache(config.pairCache)
-                : ownedFlatCache     ? static_cast<btOverlappingPairCache*>(ownedFlatCache.get())
-                                     : ownedHashedCache.get()),
+                : ownedFlatCache            ? static_cast<btOverlappingPairCache*>(ownedFlatCache.get())
+                                            : ownedHashedCache.get()),
           sync(table, *cache, ownedHashedCache.get(), ownedFlatCache.get(), cpuThreads(config.threads)),
           hostThreads(cpuThreads(config.threads)) {
         table.reserve(config.initialCapacity);
@@ -121,8 +121,8 @@ struct Broadphase::Impl {
     BroadphaseConfig config;
     BackendChoice choice;
     SlabPlan plan;
-    std::unique_ptr<PairCache> ownedFlatCache;                // the cache made when none is given ...
-    std::unique_ptr<PrefetchingPairCache> ownedHashedCache;   // ... or this one (flatPairCache false)
+    std::unique_ptr<PairCache> ownedFlatCache;              // the cache made when none is given ...
+    std::unique_ptr<PrefetchingPairCache> ownedHashedCache; // ... or this one (flatPairCache false)
     btOverlappingPairCache* cache;
     ProxyTable table;
     PairCacheSync sync;

@@ -47,8 +47,7 @@ btBroadphasePair* PairCache::insertPair(btBroadphaseProxy* proxy0, btBroadphaseP
     return pair;
 }
 
-void* PairCache::removeOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
-                                       btDispatcher* dispatcher) {
+void* PairCache::removeOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1, btDispatcher* dispatcher) {
     orderByUid(proxy0, proxy1);
     const std::uint64_t key = PairIndex::keyOf(proxy0->getUid(), proxy1->getUid());
     const int position = m_index.take(key);
@@ -85,9 +84,7 @@ void PairCache::removeOverlappingPairsContainingProxy(btBroadphaseProxy* proxy, 
     }
 }
 
-btBroadphasePair* PairCache::getOverlappingPairArrayPtr() {
-    return m_pairs.size() > 0 ? &m_pairs[0] : nullptr;
-}
+btBroadphasePair* PairCache::getOverlappingPairArrayPtr() { return m_pairs.size() > 0 ? &m_pairs[0] : nullptr; }
 
 const btBroadphasePair* PairCache::getOverlappingPairArrayPtr() const {
     return m_pairs.size() > 0 ? &m_pairs[0] : nullptr;

@@ -95,8 +95,8 @@ private:
     PrefetchingPairCache* m_prefetching;
     PairCache* m_flat;
     std::vector<btBroadphaseProxy*> m_lostProxies, m_foundProxies; // absorb's arguments
-    std::vector<std::size_t> m_refusedFound;                         // absorb's refusals
-    std::unordered_map<std::uint64_t, bool> m_edits; // pair key -> in the cache now
+    std::vector<std::size_t> m_refusedFound;                       // absorb's refusals
+    std::unordered_map<std::uint64_t, bool> m_edits;               // pair key -> in the cache now
     std::vector<std::uint64_t> m_editAdded, m_editRemoved;
     std::vector<std::uint64_t> m_refused; // found pairs the cache's filter refused
     std::vector<std::uint32_t> m_scratch;

@@ -22,7 +22,9 @@ std::uint64_t mix(std::uint64_t key) {
 
 } // namespace
 
-std::size_t PairIndex::home(std::uint64_t key) const { return static_cast<std::size_t>(mix(key)) & (m_slots.size() - 1); }
+std::size_t PairIndex::home(std::uint64_t key) const {
+    return static_cast<std::size_t>(mix(key)) & (m_slots.size() - 1);
+}
 
 int PairIndex::find(std::uint64_t key) const {
     if (m_slots.empty()) return -1;

@@ -372,7 +372,8 @@ TEST_CASE("PairCache: the deterministic walk visits each pair once, by descendin
     for (int i = 0; i < 300; ++i) cache.addOverlappingPair(&proxies[random() % 40], &proxies[random() % 40]);
     std::vector<std::pair<int, int>> before;
     const btBroadphasePairArray& pairs = cache.getOverlappingPairArray();
-    for (int i = 0; i < pairs.size(); ++i) before.emplace_back(pairs[i].m_pProxy0->getUid(), pairs[i].m_pProxy1->getUid());
+    for (int i = 0; i < pairs.size(); ++i)
+        before.emplace_back(pairs[i].m_pProxy0->getUid(), pairs[i].m_pProxy1->getUid());
     std::sort(before.rbegin(), before.rend());
     btDispatcherInfo info;
     info.m_deterministicOverlappingPairs = true;

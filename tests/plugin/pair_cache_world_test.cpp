@@ -36,7 +36,8 @@ int indexOf(const btBroadphaseProxy* proxy) {
 class RecordingGhostCallback final : public btGhostPairCallback {
 public:
     btBroadphasePair* addOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1) override {
-        events.emplace_back(true, std::min(indexOf(proxy0), indexOf(proxy1)), std::max(indexOf(proxy0), indexOf(proxy1)));
+        events.emplace_back(true, std::min(indexOf(proxy0), indexOf(proxy1)),
+                            std::max(indexOf(proxy0), indexOf(proxy1)));
         return btGhostPairCallback::addOverlappingPair(proxy0, proxy1);
     }
     void* removeOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
@@ -51,12 +52,12 @@ public:
 
 /// The broadphase and cache a scene runs on.
 enum class Setup {
-    DbvtBulletCache, ///< btDbvtBroadphase with a btHashedOverlappingPairCache.
-    DbvtPairCache,   ///< btDbvtBroadphase with a bulletgpu::PairCache.
-    GpuBulletCache,  ///< bulletgpu::Broadphase (CPU backend) given a btHashedOverlappingPairCache.
-    GpuDefaultCache, ///< bulletgpu::Broadphase (CPU backend) with the cache it makes (absorb).
-    GpuHashedCache,  ///< bulletgpu::Broadphase (CPU backend) making Bullet's cache (flatPairCache false).
-    GpuPairCache,    ///< bulletgpu::Broadphase (CPU backend) given a bulletgpu::PairCache.
+    DbvtBulletCache,  ///< btDbvtBroadphase with a btHashedOverlappingPairCache.
+    DbvtPairCache,    ///< btDbvtBroadphase with a bulletgpu::PairCache.
+    GpuBulletCache,   ///< bulletgpu::Broadphase (CPU backend) given a btHashedOverlappingPairCache.
+    GpuMadePairCache, ///< bulletgpu::Broadphase (CPU backend) making a PairCache (flatPairCache; absorb).
+    GpuDefaultCache,  ///< bulletgpu::Broadphase (CPU backend) making its default cache.
+    GpuPairCache,     ///< bulletgpu::Broadphase (CPU backend) given a bulletgpu::PairCache.
 };
 
 /// 400 randomly turned boxes in a loose column over a static plane, and a ghost box they fall
@@ -66,7 +67,8 @@ public:
     explicit TumblingBoxes(Setup setup)
         : m_dispatcher(&m_configuration), m_plane(btVector3(0, 1, 0), 0), m_box(btVector3(0.5, 0.5, 0.5)),
           m_ghostShape(btVector3(3, 1, 3)) {
-        if (setup == Setup::DbvtBulletCache || setup == Setup::GpuBulletCache) m_cache = std::make_unique<btHashedOverlappingPairCache>();
+        if (setup == Setup::DbvtBulletCache || setup == Setup::GpuBulletCache)
+            m_cache = std::make_unique<btHashedOverlappingPairCache>();
         if (setup == Setup::DbvtPairCache || setup == Setup::GpuPairCache) {
             m_cache = std::make_unique<bulletgpu::PairCache>();
         }
@@ -77,11 +79,11 @@ public:
             config.backend = bulletgpu::Backend::Cpu;
             config.logBackendChoice = false;
             config.pairCache = m_cache.get();
-            config.flatPairCache = setup != Setup::GpuHashedCache;
+            config.flatPairCache = setup == Setup::GpuMadePairCache;
             m_broadphase = std::make_unique<bulletgpu::Broadphase>(config);
         }
-        m_world = std::make_unique<btDiscreteDynamicsWorld>(&m_dispatcher, m_broadphase.get(), &m_solver,
-                                                            &m_configuration);
+        m_world =
+            std::make_unique<btDiscreteDynamicsWorld>(&m_dispatcher, m_broadphase.get(), &m_solver, &m_configuration);
         m_world->setGravity(btVector3(0, -10, 0));
         m_world->getPairCache()->setInternalGhostPairCallback(&m_ghostCallback);
 
@@ -160,7 +162,8 @@ public:
                 m_broadphase->getAabb(objects[i]->getBroadphaseHandle(), loA, hiA);
                 m_broadphase->getAabb(objects[j]->getBroadphaseHandle(), loB, hiB);
                 bool overlap = true;
-                for (int axis = 0; axis < 3; ++axis) overlap = overlap && loA[axis] <= hiB[axis] && loB[axis] <= hiA[axis];
+                for (int axis = 0; axis < 3; ++axis)
+                    overlap = overlap && loA[axis] <= hiB[axis] && loB[axis] <= hiA[axis];
                 if (overlap) overlaps.emplace_back(i, j);
             }
         }
@@ -264,24 +267,27 @@ std::pair<double, double> heights(const TumblingBoxes& scene) {
 
 } // namespace
 
-TEST_CASE("PairCache world: on btDbvtBroadphase it gives Bullet's cache's pairs, ghost events and result", "[pair_cache][world]") {
+TEST_CASE("PairCache world: on btDbvtBroadphase it gives Bullet's cache's pairs, ghost events and result",
+          "[pair_cache][world]") {
     const auto [events, peakPairs] = requireLockstep(Setup::DbvtBulletCache, Setup::DbvtPairCache);
     CHECK(events > 400); // every box passes through the ghost: added, later removed
     CHECK(peakPairs > 1000);
 }
 
-TEST_CASE("PairCache world: on bulletgpu::Broadphase it gives Bullet's cache's pairs, ghost events and result", "[pair_cache][world]") {
-    // The cache the broadphase makes (changed through absorb), one given to it (changed pair by
-    // pair), and Bullet's cache made by it, each against a btHashedOverlappingPairCache given.
-    const Setup tested = GENERATE(Setup::GpuDefaultCache, Setup::GpuPairCache, Setup::GpuHashedCache);
+TEST_CASE("PairCache world: on bulletgpu::Broadphase it gives Bullet's cache's pairs, ghost events and result",
+          "[pair_cache][world]") {
+    // A PairCache the broadphase makes (changed through absorb), one given to it (changed pair
+    // by pair), and the default cache, each against a btHashedOverlappingPairCache given.
+    const Setup tested = GENERATE(Setup::GpuMadePairCache, Setup::GpuPairCache, Setup::GpuDefaultCache);
     CAPTURE(static_cast<int>(tested));
     const auto [events, peakPairs] = requireLockstep(Setup::GpuBulletCache, tested);
     CHECK(events > 400);
     CHECK(peakPairs > 1000);
 }
 
-TEST_CASE("PairCache world: on bulletgpu::Broadphase it stays exact and the pile settles as on dbvt", "[pair_cache][world]") {
-    TumblingBoxes tested(Setup::GpuDefaultCache), dbvt(Setup::DbvtBulletCache);
+TEST_CASE("PairCache world: on bulletgpu::Broadphase it stays exact and the pile settles as on dbvt",
+          "[pair_cache][world]") {
+    TumblingBoxes tested(Setup::GpuMadePairCache), dbvt(Setup::DbvtBulletCache);
     for (int step = 1; step <= cSteps; ++step) {
         CAPTURE(step);
         tested.step();

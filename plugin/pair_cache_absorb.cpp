@@ -30,8 +30,19 @@ void prefetchAhead(const PairIndex& index, btBroadphaseProxy* const* pairs, std:
 
 std::size_t PairCache::absorb(btBroadphaseProxy* const* lost, std::size_t lostCount, btBroadphaseProxy* const* found,
                               std::size_t foundCount, btDispatcher* dispatcher, std::vector<std::size_t>* refused) {
+    constexpr std::size_t cSlotAhead = cPrefetchDistance / 2;
     for (std::size_t i = 0; i < lostCount; ++i) {
         prefetchAhead(m_index, lost, i, lostCount);
+        // Removals read scattered places the index names: once the pair's slot is loaded, load
+        // the pair and its key; and the slot of the pair that will then be last, which moves.
+        if (i + cSlotAhead < lostCount) {
+            const int position = m_index.find(keyAt(lost, i + cSlotAhead));
+            if (position >= 0) {
+                __builtin_prefetch(&m_pairs[position]);
+                __builtin_prefetch(&m_keys[static_cast<std::size_t>(position)]);
+            }
+        }
+        if (m_keys.size() > cPrefetchDistance) m_index.prefetch(m_keys[m_keys.size() - 1 - cPrefetchDistance]);
         removeOverlappingPair(lost[2 * i], lost[2 * i + 1], dispatcher);
     }
     // Room for every found pair up front: at most one growth of the array and of the index.

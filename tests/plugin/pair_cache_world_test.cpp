@@ -8,6 +8,7 @@
 #include <bulletgpu/PairCache.h>
 
 #include <BulletCollision/CollisionDispatch/btGhostObject.h>
+#include <BulletDynamics/Character/btKinematicCharacterController.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <catch2/catch.hpp>
@@ -61,12 +62,12 @@ enum class Setup {
 };
 
 /// 400 randomly turned boxes in a loose column over a static plane, and a ghost box they fall
-/// through on the way down.
+/// through on the way down; optionally a kinematic character that walks into the pile.
 class TumblingBoxes {
 public:
-    explicit TumblingBoxes(Setup setup)
+    explicit TumblingBoxes(Setup setup, bool withCharacter = false)
         : m_dispatcher(&m_configuration), m_plane(btVector3(0, 1, 0), 0), m_box(btVector3(0.5, 0.5, 0.5)),
-          m_ghostShape(btVector3(3, 1, 3)) {
+          m_ghostShape(btVector3(3, 1, 3)), m_capsule(btScalar(0.4), 1) {
         if (setup == Setup::DbvtBulletCache || setup == Setup::GpuBulletCache)
             m_cache = std::make_unique<btHashedOverlappingPairCache>();
         if (setup == Setup::DbvtPairCache || setup == Setup::GpuPairCache) {
@@ -112,9 +113,14 @@ public:
         m_ghost.setCollisionFlags(btCollisionObject::CF_NO_CONTACT_RESPONSE);
         m_world->addCollisionObject(&m_ghost, btBroadphaseProxy::SensorTrigger,
                                     btBroadphaseProxy::AllFilter ^ btBroadphaseProxy::SensorTrigger);
+        if (withCharacter) addCharacter();
     }
 
     ~TumblingBoxes() {
+        if (m_character) {
+            m_world->removeAction(m_character.get());
+            m_world->removeCollisionObject(&m_characterGhost);
+        }
         m_world->removeCollisionObject(&m_ghost);
         for (const auto& body : m_bodies) m_world->removeRigidBody(body.get());
         m_world->removeRigidBody(m_ground.get());
@@ -170,27 +176,23 @@ public:
         return overlaps;
     }
 
-    /// The objects the ghost holds, as world indices, sorted.
-    std::vector<int> ghostOverlaps() {
-        std::vector<int> overlaps;
-        for (int i = 0; i < m_ghost.getNumOverlappingObjects(); ++i) {
-            overlaps.push_back(m_ghost.getOverlappingObject(i)->getWorldArrayIndex());
-        }
-        std::sort(overlaps.begin(), overlaps.end());
-        return overlaps;
-    }
+    /// The objects the sensor ghost holds, as world indices, sorted.
+    std::vector<int> ghostOverlaps() { return overlapsOf(m_ghost); }
 
-    /// The objects paired with the ghost in the world's cache, sorted.
-    std::vector<int> ghostPartnersInCache() const {
-        std::vector<int> partners;
-        const int ghost = m_ghost.getWorldArrayIndex();
-        for (const auto& [a, b] : pairSet()) {
-            if (a == ghost) partners.push_back(b);
-            if (b == ghost) partners.push_back(a);
-        }
-        std::sort(partners.begin(), partners.end());
-        return partners;
-    }
+    /// The objects paired with the sensor ghost in the world's cache, sorted.
+    std::vector<int> ghostPartnersInCache() const { return partnersInCache(m_ghost); }
+
+    /// Whether the scene has a character.
+    bool hasCharacter() const { return m_character != nullptr; }
+
+    /// The objects the character's ghost holds, as world indices, sorted.
+    std::vector<int> characterOverlaps() { return overlapsOf(m_characterGhost); }
+
+    /// The objects paired with the character's ghost in the world's cache, sorted.
+    std::vector<int> characterPartnersInCache() const { return partnersInCache(m_characterGhost); }
+
+    /// Where the character's capsule is.
+    btVector3 characterPosition() const { return m_characterGhost.getWorldTransform().getOrigin(); }
 
     /// Takes the ghost events recorded since the last call.
     std::vector<GhostEvent> takeGhostEvents() { return std::move(m_ghostCallback.events); }
@@ -199,6 +201,44 @@ public:
     const std::vector<std::unique_ptr<btRigidBody>>& bodies() const { return m_bodies; }
 
 private:
+    /// A capsule character left of the pile, walking 0.06 per step towards its middle.
+    void addCharacter() {
+        btTransform start;
+        start.setIdentity();
+        start.setOrigin(btVector3(-9, 1.5, 0.3));
+        m_characterGhost.setWorldTransform(start);
+        m_characterGhost.setCollisionShape(&m_capsule);
+        m_characterGhost.setCollisionFlags(btCollisionObject::CF_CHARACTER_OBJECT);
+        m_character = std::make_unique<btKinematicCharacterController>(&m_characterGhost, &m_capsule, btScalar(0.35),
+                                                                       btVector3(0, 1, 0));
+        m_world->addCollisionObject(&m_characterGhost, btBroadphaseProxy::CharacterFilter,
+                                    btBroadphaseProxy::StaticFilter | btBroadphaseProxy::DefaultFilter);
+        m_world->addAction(m_character.get());
+        m_character->setWalkDirection(btVector3(btScalar(0.06), 0, 0));
+    }
+
+    /// The objects a ghost holds, as world indices, sorted.
+    static std::vector<int> overlapsOf(btPairCachingGhostObject& ghost) {
+        std::vector<int> overlaps;
+        for (int i = 0; i < ghost.getNumOverlappingObjects(); ++i) {
+            overlaps.push_back(ghost.getOverlappingObject(i)->getWorldArrayIndex());
+        }
+        std::sort(overlaps.begin(), overlaps.end());
+        return overlaps;
+    }
+
+    /// The objects paired with an object in the world's cache, sorted.
+    std::vector<int> partnersInCache(const btCollisionObject& object) const {
+        std::vector<int> partners;
+        const int index = object.getWorldArrayIndex();
+        for (const auto& [a, b] : pairSet()) {
+            if (a == index) partners.push_back(b);
+            if (b == index) partners.push_back(a);
+        }
+        std::sort(partners.begin(), partners.end());
+        return partners;
+    }
+
     btDefaultCollisionConfiguration m_configuration;
     btCollisionDispatcher m_dispatcher;
     std::unique_ptr<btOverlappingPairCache> m_cache;
@@ -211,7 +251,10 @@ private:
     std::unique_ptr<btRigidBody> m_ground;
     std::vector<std::unique_ptr<btRigidBody>> m_bodies;
     btPairCachingGhostObject m_ghost;
+    btCapsuleShape m_capsule;
+    btPairCachingGhostObject m_characterGhost;
     std::unique_ptr<btDiscreteDynamicsWorld> m_world;
+    std::unique_ptr<btKinematicCharacterController> m_character;
 };
 
 constexpr int cSteps = 240;
@@ -231,9 +274,9 @@ bool sameBodies(const TumblingBoxes& a, const TumblingBoxes& b) {
 }
 
 /// Runs two setups in lockstep and requires the same pair array, ghost events, ghost lists
-/// and bodies after every step; returns how many ghost events and pairs were seen.
-std::pair<std::size_t, std::size_t> requireLockstep(Setup oracleSetup, Setup testedSetup) {
-    TumblingBoxes oracle(oracleSetup), tested(testedSetup);
+/// and bodies (and character) after every step; returns how many ghost events and pairs were seen.
+std::pair<std::size_t, std::size_t> requireLockstep(Setup oracleSetup, Setup testedSetup, bool withCharacter = false) {
+    TumblingBoxes oracle(oracleSetup, withCharacter), tested(testedSetup, withCharacter);
     REQUIRE(tested.pairArray() == oracle.pairArray());
     REQUIRE(tested.takeGhostEvents() == oracle.takeGhostEvents());
     std::size_t events = 0, peakPairs = 0;
@@ -248,6 +291,11 @@ std::pair<std::size_t, std::size_t> requireLockstep(Setup oracleSetup, Setup tes
         REQUIRE(tested.ghostOverlaps() == oracle.ghostOverlaps());
         REQUIRE(tested.ghostOverlaps() == tested.ghostPartnersInCache());
         REQUIRE(sameBodies(oracle, tested));
+        if (withCharacter) {
+            REQUIRE(tested.characterOverlaps() == oracle.characterOverlaps());
+            REQUIRE(tested.characterOverlaps() == tested.characterPartnersInCache());
+            REQUIRE(tested.characterPosition() == oracle.characterPosition());
+        }
         events += testedEvents.size();
         peakPairs = std::max(peakPairs, pairs.size());
     }
@@ -304,4 +352,30 @@ TEST_CASE("PairCache world: on bulletgpu::Broadphase it stays exact and the pile
     CHECK(testedLowest > 0.35);
     CHECK(dbvtLowest > 0.35);
     CHECK(std::abs(testedMean - dbvtMean) < 0.25);
+}
+
+TEST_CASE("PairCache world: a character walking into the pile moves as on Bullet's cache",
+          "[pair_cache][world][character]") {
+    // On dbvt against Bullet's cache, and a PairCache made by bulletgpu::Broadphase against a
+    // btHashedOverlappingPairCache given to it.
+    const bool onDbvt = GENERATE(true, false);
+    CAPTURE(onDbvt);
+    const auto [events, peakPairs] = onDbvt ? requireLockstep(Setup::DbvtBulletCache, Setup::DbvtPairCache, true)
+                                            : requireLockstep(Setup::GpuBulletCache, Setup::GpuMadePairCache, true);
+    CHECK(events > 400);
+    CHECK(peakPairs > 1000);
+    // The character reached the pile: it walked from x = -9 and met boxes (measured: it stops
+    // at x = -5.6, touching boxes in 192 of the 240 steps).
+    TumblingBoxes scene(Setup::GpuMadePairCache, true);
+    std::size_t stepsTouching = 0;
+    for (int step = 0; step < cSteps; ++step) {
+        scene.step();
+        // World index 0 is the plane; 1 to 400 are the boxes.
+        const std::vector<int> overlaps = scene.characterOverlaps();
+        stepsTouching +=
+            std::any_of(overlaps.begin(), overlaps.end(), [](int index) { return index >= 1 && index <= 400; }) ? 1 : 0;
+    }
+    CAPTURE(scene.characterPosition().x(), stepsTouching);
+    CHECK(scene.characterPosition().x() > -6);
+    CHECK(stepsTouching > 10);
 }

@@ -4,6 +4,8 @@
 // the pair array, the ghost events and every body's transform are identical each step; on
 // bulletgpu::Broadphase the cache holds exactly the overlapping boxes and the pile settles as
 // it does on btDbvtBroadphase.
+#include "bench/benchmark_demo_scene.h"
+
 #include <bulletgpu/Broadphase.h>
 #include <bulletgpu/PairCache.h>
 
@@ -302,6 +304,27 @@ std::pair<std::size_t, std::size_t> requireLockstep(Setup oracleSetup, Setup tes
     return {events, peakPairs};
 }
 
+/// A BulletGpu broadphase on the CPU backend that fills the given cache, or makes a PairCache
+/// when none is given.
+std::unique_ptr<btBroadphaseInterface> makeBulletGpu(btOverlappingPairCache* cache) {
+    bulletgpu::BroadphaseConfig config;
+    config.backend = bulletgpu::Backend::Cpu;
+    config.logBackendChoice = false;
+    config.pairCache = cache;
+    config.flatPairCache = true;
+    return std::make_unique<bulletgpu::Broadphase>(config);
+}
+
+/// A world's pair array, as world indices and whether each pair has an algorithm.
+std::vector<PairEntry> pairArrayOf(btCollisionWorld& world) {
+    const btBroadphasePairArray& pairs = world.getPairCache()->getOverlappingPairArray();
+    std::vector<PairEntry> entries;
+    for (int i = 0; i < pairs.size(); ++i) {
+        entries.emplace_back(indexOf(pairs[i].m_pProxy0), indexOf(pairs[i].m_pProxy1), pairs[i].m_algorithm != nullptr);
+    }
+    return entries;
+}
+
 /// Mean and lowest centre height of the boxes.
 std::pair<double, double> heights(const TumblingBoxes& scene) {
     double mean = 0, lowest = 1e9;
@@ -378,4 +401,35 @@ TEST_CASE("PairCache world: a character walking into the pile moves as on Bullet
     CAPTURE(scene.characterPosition().x(), stepsTouching);
     CHECK(scene.characterPosition().x() > -6);
     CHECK(stepsTouching > 10);
+}
+
+TEST_CASE("PairCache world: BenchmarkDemo's 3000 boxes run as on Bullet's cache", "[pair_cache][world]") {
+    // On dbvt, and on bulletgpu::Broadphase (a PairCache it makes against a Bullet cache given).
+    const bool onDbvt = GENERATE(true, false);
+    CAPTURE(onDbvt);
+    btHashedOverlappingPairCache oracleCache;
+    bulletgpu::PairCache testedCache;
+    bulletgpu::bench::BenchmarkDemo1 oracle(
+        onDbvt ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>(&oracleCache))
+               : makeBulletGpu(&oracleCache));
+    bulletgpu::bench::BenchmarkDemo1 tested(
+        onDbvt ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>(&testedCache))
+               : makeBulletGpu(nullptr));
+    REQUIRE(tested.boxes().size() == 3008);
+    std::size_t peakPairs = 0;
+    for (int step = 1; step <= 150; ++step) {
+        CAPTURE(step);
+        oracle.step();
+        tested.step();
+        const std::vector<PairEntry> pairs = pairArrayOf(tested.world());
+        REQUIRE(pairs == pairArrayOf(oracle.world()));
+        for (std::size_t i = 0; i < tested.boxes().size(); ++i) {
+            REQUIRE(tested.boxes()[i]->getWorldTransform().getOrigin() ==
+                    oracle.boxes()[i]->getWorldTransform().getOrigin());
+            REQUIRE(tested.boxes()[i]->getWorldTransform().getBasis() ==
+                    oracle.boxes()[i]->getWorldTransform().getBasis());
+        }
+        peakPairs = std::max(peakPairs, pairs.size());
+    }
+    CHECK(peakPairs > 3000);
 }

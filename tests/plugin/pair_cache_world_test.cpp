@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Zlib
-// Whole Bullet worlds on bulletgpu::PairCache: boxes tumbling onto a plane through a ghost
-// object, run in lockstep with the same world on Bullet's own cache. On the same broadphase
-// the pair array, the ghost events and every body's transform are identical each step; on
-// bulletgpu::Broadphase the cache holds exactly the overlapping boxes and the pile settles as
-// it does on btDbvtBroadphase.
+// Whole Bullet worlds on bulletgpu::PairCache, each run in lockstep with the same world on
+// Bullet's own cache: boxes tumbling onto a plane through a ghost object (with and without a
+// kinematic character walking into them), BenchmarkDemo's 3000 boxes, and a cloth and a rope
+// falling on boxes. On the same broadphase the pair array, the ghost events and every body's
+// place are identical each step; on bulletgpu::Broadphase the cache holds exactly the
+// overlapping boxes and the pile settles as it does on btDbvtBroadphase.
 #include "bench/benchmark_demo_scene.h"
 
 #include <bulletgpu/Broadphase.h>
@@ -11,6 +12,9 @@
 
 #include <BulletCollision/CollisionDispatch/btGhostObject.h>
 #include <BulletDynamics/Character/btKinematicCharacterController.h>
+#include <BulletSoftBody/btSoftBodyHelpers.h>
+#include <BulletSoftBody/btSoftBodyRigidBodyCollisionConfiguration.h>
+#include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 #include <btBulletDynamicsCommon.h>
 
 #include <catch2/catch.hpp>
@@ -325,6 +329,89 @@ std::vector<PairEntry> pairArrayOf(btCollisionWorld& world) {
     return entries;
 }
 
+/// A cloth patch and a rope falling onto a static box and a few dynamic boxes, as SoftDemo
+/// steps them.
+class SoftScene {
+public:
+    explicit SoftScene(std::unique_ptr<btBroadphaseInterface> broadphase)
+        : m_dispatcher(&m_configuration), m_broadphase(std::move(broadphase)), m_tableShape(btVector3(5, 1, 5)),
+          m_boxShape(btVector3(btScalar(0.4), btScalar(0.4), btScalar(0.4))),
+          m_world(&m_dispatcher, m_broadphase.get(), &m_solver, &m_configuration) {
+        m_world.setGravity(btVector3(0, -10, 0));
+        btSoftBodyWorldInfo& info = m_world.getWorldInfo();
+        info.m_broadphase = m_broadphase.get();
+        info.m_dispatcher = &m_dispatcher;
+        info.m_gravity = btVector3(0, -10, 0);
+        info.m_sparsesdf.Initialize();
+        btRigidBody::btRigidBodyConstructionInfo tableInfo(0, nullptr, &m_tableShape);
+        tableInfo.m_startWorldTransform.setOrigin(btVector3(0, -1, 0));
+        m_bodies.push_back(std::make_unique<btRigidBody>(tableInfo));
+        m_world.addRigidBody(m_bodies.back().get());
+        btVector3 inertia;
+        m_boxShape.calculateLocalInertia(1, inertia);
+        for (int i = 0; i < 6; ++i) {
+            btRigidBody::btRigidBodyConstructionInfo boxInfo(1, nullptr, &m_boxShape, inertia);
+            boxInfo.m_startWorldTransform.setOrigin(btVector3(btScalar(-3 + 1.2 * i), btScalar(1 + 0.5 * (i % 2)), 0));
+            m_bodies.push_back(std::make_unique<btRigidBody>(boxInfo));
+            m_world.addRigidBody(m_bodies.back().get());
+        }
+        m_cloth.reset(btSoftBodyHelpers::CreatePatch(info, btVector3(-4, 3, -4), btVector3(4, 3, -4),
+                                                     btVector3(-4, 3, 4), btVector3(4, 3, 4), 15, 15, 0, true));
+        m_cloth->setTotalMass(2);
+        m_world.addSoftBody(m_cloth.get());
+        m_rope.reset(btSoftBodyHelpers::CreateRope(info, btVector3(-3, 5, 1), btVector3(3, 5, -1), 14, 0));
+        m_rope->setTotalMass(1);
+        m_world.addSoftBody(m_rope.get());
+    }
+
+    ~SoftScene() {
+        m_world.removeSoftBody(m_rope.get());
+        m_world.removeSoftBody(m_cloth.get());
+        for (const auto& body : m_bodies) m_world.removeRigidBody(body.get());
+    }
+
+    SoftScene(const SoftScene&) = delete;
+    SoftScene& operator=(const SoftScene&) = delete;
+
+    /// Advances by 1/60, then frees unused distance-field cells, as SoftDemo does.
+    void step() {
+        m_world.stepSimulation(btScalar(1) / btScalar(60));
+        m_world.getWorldInfo().m_sparsesdf.GarbageCollect();
+    }
+
+    /// The world.
+    btSoftRigidDynamicsWorld& world() { return m_world; }
+
+    /// Whether both scenes' nodes and rigid bodies are bitwise at the same places.
+    bool samePlaces(const SoftScene& other) const {
+        for (const auto* bodies : {&m_cloth, &m_rope}) {
+            const btSoftBody& mine = **bodies;
+            const btSoftBody& theirs = bodies == &m_cloth ? *other.m_cloth : *other.m_rope;
+            for (int i = 0; i < mine.m_nodes.size(); ++i) {
+                if (!(mine.m_nodes[i].m_x == theirs.m_nodes[i].m_x)) return false;
+            }
+        }
+        for (std::size_t i = 0; i < m_bodies.size(); ++i) {
+            if (!(m_bodies[i]->getWorldTransform().getOrigin() == other.m_bodies[i]->getWorldTransform().getOrigin())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+private:
+    btSoftBodyRigidBodyCollisionConfiguration m_configuration;
+    btCollisionDispatcher m_dispatcher;
+    std::unique_ptr<btBroadphaseInterface> m_broadphase;
+    btSequentialImpulseConstraintSolver m_solver;
+    btBoxShape m_tableShape;
+    btBoxShape m_boxShape;
+    std::vector<std::unique_ptr<btRigidBody>> m_bodies;
+    std::unique_ptr<btSoftBody> m_cloth;
+    std::unique_ptr<btSoftBody> m_rope;
+    btSoftRigidDynamicsWorld m_world;
+};
+
 /// Mean and lowest centre height of the boxes.
 std::pair<double, double> heights(const TumblingBoxes& scene) {
     double mean = 0, lowest = 1e9;
@@ -432,4 +519,27 @@ TEST_CASE("PairCache world: BenchmarkDemo's 3000 boxes run as on Bullet's cache"
         peakPairs = std::max(peakPairs, pairs.size());
     }
     CHECK(peakPairs > 3000);
+}
+
+TEST_CASE("PairCache world: cloth and rope on boxes end as on Bullet's cache", "[pair_cache][world][soft]") {
+    // On dbvt, and on bulletgpu::Broadphase (a PairCache it makes against a Bullet cache given).
+    const bool onDbvt = GENERATE(true, false);
+    CAPTURE(onDbvt);
+    btHashedOverlappingPairCache oracleCache;
+    bulletgpu::PairCache testedCache;
+    SoftScene oracle(onDbvt ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>(&oracleCache))
+                            : makeBulletGpu(&oracleCache));
+    SoftScene tested(onDbvt ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>(&testedCache))
+                            : makeBulletGpu(nullptr));
+    std::size_t peakPairs = 0;
+    for (int step = 1; step <= 200; ++step) {
+        CAPTURE(step);
+        oracle.step();
+        tested.step();
+        const std::vector<PairEntry> pairs = pairArrayOf(tested.world());
+        REQUIRE(pairs == pairArrayOf(oracle.world()));
+        REQUIRE(tested.samePlaces(oracle));
+        peakPairs = std::max(peakPairs, pairs.size());
+    }
+    CHECK(peakPairs >= 8); // cloth and rope on the table and boxes, boxes on the table
 }

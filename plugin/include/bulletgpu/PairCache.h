@@ -18,23 +18,21 @@ namespace bulletgpu {
 /// Bullet's cache. Pairs are found through an open-addressing index (PairIndex) keyed by the
 /// two proxies' unique ids instead of Bullet's chained hash; both grow by doubling, so no pair
 /// allocates. absorb() applies a whole update of lost and found pairs at once.
-ATTRIBUTE_ALIGNED16(class) PairCache final : public btOverlappingPairCache {
+class PairCache final : public btOverlappingPairCache {
 public:
-    BT_DECLARE_ALIGNED_ALLOCATOR();
-
     /// An empty cache with no filter callback and no ghost callback.
     PairCache();
 
     /// Adds the pair unless the filter refuses it; returns it (the existing one if present), or
     /// null when refused. Reports a really new pair to the ghost callback.
-    btBroadphasePair* addOverlappingPair(btBroadphaseProxy * proxy0, btBroadphaseProxy * proxy1) override;
+    btBroadphasePair* addOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1) override;
     /// Removes the pair if present: frees its algorithm through the dispatcher, reports it to
     /// the ghost callback, moves the last pair into its slot. Returns its m_internalInfo1 (null
     /// when absent).
-    void* removeOverlappingPair(btBroadphaseProxy * proxy0, btBroadphaseProxy * proxy1, btDispatcher * dispatcher)
-        override;
+    void* removeOverlappingPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1,
+                                btDispatcher* dispatcher) override;
     /// Removes every pair of the proxy, one by one, as removeOverlappingPair does.
-    void removeOverlappingPairsContainingProxy(btBroadphaseProxy * proxy, btDispatcher * dispatcher) override;
+    void removeOverlappingPairsContainingProxy(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
 
     /// The first pair (null when there is none).
     btBroadphasePair* getOverlappingPairArrayPtr() override;
@@ -45,35 +43,35 @@ public:
     /// The pair array, in Bullet's order.
     const btBroadphasePairArray& getOverlappingPairArray() const { return m_pairs; }
     /// Frees the pair's algorithm through the dispatcher (nothing without either).
-    void cleanOverlappingPair(btBroadphasePair & pair, btDispatcher * dispatcher) override;
+    void cleanOverlappingPair(btBroadphasePair& pair, btDispatcher* dispatcher) override;
     /// Number of pairs held.
     int getNumOverlappingPairs() const override { return m_pairs.size(); }
     /// The filter callback's answer if one is set, else the group/mask test both ways.
-    bool needsBroadphaseCollision(btBroadphaseProxy * proxy0, btBroadphaseProxy * proxy1) const override;
+    bool needsBroadphaseCollision(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1) const override;
     /// The filter callback (null when none).
     btOverlapFilterCallback* getOverlapFilterCallback() override { return m_filter; }
     /// Frees the algorithms of every pair of the proxy; the pairs stay.
-    void cleanProxyFromPairs(btBroadphaseProxy * proxy, btDispatcher * dispatcher) override;
+    void cleanProxyFromPairs(btBroadphaseProxy* proxy, btDispatcher* dispatcher) override;
     /// Sets the filter callback asked on every later add (null: group/mask).
-    void setOverlapFilterCallback(btOverlapFilterCallback * callback) override { m_filter = callback; }
+    void setOverlapFilterCallback(btOverlapFilterCallback* callback) override { m_filter = callback; }
     /// Calls back on every pair in array order; a pair for which it returns true is removed and
     /// the pair moved into its slot is visited next.
-    void processAllOverlappingPairs(btOverlapCallback * callback, btDispatcher * dispatcher) override;
+    void processAllOverlappingPairs(btOverlapCallback* callback, btDispatcher* dispatcher) override;
     /// As the two-argument form, or, with dispatchInfo.m_deterministicOverlappingPairs, in
     /// descending unique-id order as btHashedOverlappingPairCache visits them. Each pair present
     /// is visited once even when the callback removes pairs (Bullet's cache then revisits slots
     /// by stale positions and can loop forever; its dispatcher never removes in this walk).
-    void processAllOverlappingPairs(btOverlapCallback * callback, btDispatcher * dispatcher,
+    void processAllOverlappingPairs(btOverlapCallback* callback, btDispatcher* dispatcher,
                                     const btDispatcherInfo& dispatchInfo) override;
     /// The pair of these proxies (either order), or null; does not filter.
-    btBroadphasePair* findPair(btBroadphaseProxy * proxy0, btBroadphaseProxy * proxy1) override;
+    btBroadphasePair* findPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1) override;
     /// False: pairs are removed at once.
     bool hasDeferredRemoval() override { return false; }
     /// Sets the callback told of every really added and removed pair (null: none).
-    void setInternalGhostPairCallback(btOverlappingPairCallback * callback) override { m_ghost = callback; }
+    void setInternalGhostPairCallback(btOverlappingPairCallback* callback) override { m_ghost = callback; }
     /// Removes every pair, then adds them again in btBroadphasePairSortPredicate order (their
     /// algorithms are freed and the ghost callback hears both), as Bullet's cache does.
-    void sortOverlappingPairs(btDispatcher * dispatcher) override;
+    void sortOverlappingPairs(btDispatcher* dispatcher) override;
 
     /// Applies one update at once: removes the `lostCount` lost pairs, then adds the
     /// `foundCount` found pairs, each given as two consecutive proxy pointers. Does what
@@ -90,7 +88,7 @@ public:
 
 private:
     /// Adds a pair that passed the filter (or returns the one present).
-    btBroadphasePair* insertPair(btBroadphaseProxy * proxy0, btBroadphaseProxy * proxy1);
+    btBroadphasePair* insertPair(btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1);
     /// Removes the pair at a position whose key already left the index (see
     /// removeOverlappingPair); the proxies are the pair's, lower unique id first.
     void* removeAt(int position, btBroadphaseProxy* proxy0, btBroadphaseProxy* proxy1, btDispatcher* dispatcher);

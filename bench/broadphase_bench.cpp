@@ -64,6 +64,7 @@ struct Options {
     bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto; ///< The setting of the row being run.
     std::vector<std::size_t> worldSizes{100000, 1000000};          ///< Cube counts of (c); empty skips it.
     bool reverseWorldRows = false;                                 ///< Runs (c)'s rows last to first.
+    bool flatPairCache = false; ///< The cache BulletGpu rows of (a) and (b) make (BroadphaseConfig::flatPairCache).
     std::string jsonPath;
 };
 
@@ -91,8 +92,10 @@ bool isBulletGpu(Contender contender) {
 
 /// A bulletgpu::Broadphase on the given backend, without the backend log line.
 std::unique_ptr<bulletgpu::Broadphase> makeBulletGpu(bulletgpu::Backend backend, int threads,
-                                                     bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto) {
+                                                     bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto,
+                                                     bool flatPairCache = false) {
     bulletgpu::BroadphaseConfig config;
+    config.flatPairCache = flatPairCache;
     config.backend = backend;
     config.threads = threads;
     config.marginBoxes = margins;
@@ -121,9 +124,10 @@ std::unique_ptr<btBroadphaseInterface> makeBroadphase(Contender contender, const
         case Contender::AxisSweep:
             return std::make_unique<bt32BitAxisSweep3>(worldMin, worldMax, maxHandles, nullptr, !raycastAccelerator);
         case Contender::BulletGpuCpu:
-            return makeBulletGpu(bulletgpu::Backend::Cpu, options.threads, options.margins);
+            return makeBulletGpu(bulletgpu::Backend::Cpu, options.threads, options.margins, options.flatPairCache);
         default:
-            return makeBulletGpu(bulletgpu::Backend::Cuda, options.threads);
+            return makeBulletGpu(bulletgpu::Backend::Cuda, options.threads, bulletgpu::MarginBoxes::Auto,
+                                 options.flatPairCache);
     }
 }
 
@@ -332,11 +336,14 @@ DemoResult runBenchmarkDemo1(Contender contender, const Options& options, bool b
 }
 
 /// The rows of (c): a broadphase and the way the world's boxes reach it.
-enum class WorldRow { DbvtBullet, BulletGpuBullet, BulletGpuBulk };
-constexpr WorldRow cWorldRows[] = {WorldRow::DbvtBullet, WorldRow::BulletGpuBullet, WorldRow::BulletGpuBulk};
+/// BulletGpuBulkFlat is BulletGpuBulk with a bulletgpu::PairCache instead of Bullet's hashed cache.
+enum class WorldRow { DbvtBullet, BulletGpuBullet, BulletGpuBulk, BulletGpuBulkFlat };
+constexpr WorldRow cWorldRows[] = {WorldRow::DbvtBullet, WorldRow::BulletGpuBullet, WorldRow::BulletGpuBulk,
+                                   WorldRow::BulletGpuBulkFlat};
 
 const char* nameOf(WorldRow row) {
-    constexpr const char* cNames[] = {"dbvt + updateAabbs", "bulletgpu + updateAabbs", "bulletgpu + bulk"};
+    constexpr const char* cNames[] = {"dbvt + updateAabbs", "bulletgpu + updateAabbs", "bulletgpu + bulk",
+                                      "bulletgpu + bulk, PairCache"};
     return cNames[static_cast<int>(row)];
 }
 
@@ -355,9 +362,9 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
     std::unique_ptr<btBroadphaseInterface> broadphase =
-        row == WorldRow::DbvtBullet
-            ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
-            : makeBulletGpu(bulletgpu::Backend::Cpu, options.threads, options.marginSettings.front());
+        row == WorldRow::DbvtBullet ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
+                                    : makeBulletGpu(bulletgpu::Backend::Cpu, options.threads,
+                                                    options.marginSettings.front(), row == WorldRow::BulletGpuBulkFlat);
     btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
     bulletgpu::BulkAabbUpdater bulk(options.threads);
     btBoxShape cube(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));
@@ -382,7 +389,7 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
             body.getWorldTransform().setOrigin(cubes.centre(i));
         }
         const auto start = Clock::now();
-        if (row == WorldRow::BulletGpuBulk) {
+        if (row == WorldRow::BulletGpuBulk || row == WorldRow::BulletGpuBulkFlat) {
             bulk.update(world);
         } else {
             world.updateAabbs();
@@ -494,28 +501,32 @@ std::vector<bulletgpu::MarginBoxes> parseMarginSettings(const std::string& text)
     return settings;
 }
 
-const char* cUsage = "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
-                     "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S]\n"
-                     "                                  [--moving-share F] [--speed S] [--margins M,M,...]\n"
-                     "                                  [--world-sizes N,N,...] [--reverse-world-rows] [--json FILE]\n"
-                     "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
-                     "  --frames      timed frames per size (default 20), after --warmup frames (default 40, past the\n"
-                     "                first margin-box trials of the CPU backend's Auto setting)\n"
-                     "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
-                     "                (default 100000: dbvt needs ~13 s/frame at 1M)\n"
-                     "  --sweep-max   run bt32BitAxisSweep3 only up to this N; 0 = always (default 20000: creating\n"
-                     "                N proxies one by one is O(N^2), about 9 minutes at 100000)\n"
-                     "  --demo-steps  BenchmarkDemo test 1 steps (default 300; 0 skips it)\n"
-                     "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
-                     "  --moving-share  share of the cubes that move (default 1); the others rest, and get setAabb\n"
-                     "                with an unchanged box every frame, as Bullet's default updateAabbs does\n"
-                     "  --speed       distance a moving cube covers per frame (default 0.05)\n"
-                     "  --margins     margin-box settings of the BulletGpu CPU rows: auto, on, off, or a list\n"
-                     "                (default auto; a list runs one row each)\n"
-                     "  --world-sizes cube counts of (c), a btCollisionWorld's whole frame with Bullet's updateAabbs\n"
-                     "                and with the bulk update (default 100000,1000000; an empty list skips it)\n"
-                     "  --reverse-world-rows  run (c)'s rows last to first (alternate runs on a busy machine)\n"
-                     "  --json        also write the results as JSON to FILE\n";
+const char* cUsage =
+    "usage: bulletgpu-bench-broadphase [--sizes N,N,...] [--frames F] [--warmup W] [--skip-slow N]\n"
+    "                                  [--sweep-max N] [--demo-steps S] [--threads T] [--seed S]\n"
+    "                                  [--moving-share F] [--speed S] [--margins M,M,...]\n"
+    "                                  [--world-sizes N,N,...] [--pair-cache C] [--reverse-world-rows]\n"
+    "                                  [--json FILE]\n"
+    "  --sizes       cube counts of the moving-cubes scene (default 1000,10000,100000,1000000)\n"
+    "  --frames      timed frames per size (default 20), after --warmup frames (default 40, past the\n"
+    "                first margin-box trials of the CPU backend's Auto setting)\n"
+    "  --skip-slow   run btDbvtBroadphase and bt32BitAxisSweep3 only up to this N; 0 = always\n"
+    "                (default 100000: dbvt needs ~13 s/frame at 1M)\n"
+    "  --sweep-max   run bt32BitAxisSweep3 only up to this N; 0 = always (default 20000: creating\n"
+    "                N proxies one by one is O(N^2), about 9 minutes at 100000)\n"
+    "  --demo-steps  BenchmarkDemo test 1 steps (default 300; 0 skips it)\n"
+    "  --threads     BulletGpu CPU threads (default 0: OpenMP's default)\n"
+    "  --moving-share  share of the cubes that move (default 1); the others rest, and get setAabb\n"
+    "                with an unchanged box every frame, as Bullet's default updateAabbs does\n"
+    "  --speed       distance a moving cube covers per frame (default 0.05)\n"
+    "  --margins     margin-box settings of the BulletGpu CPU rows: auto, on, off, or a list\n"
+    "                (default auto; a list runs one row each)\n"
+    "  --world-sizes cube counts of (c), a btCollisionWorld's whole frame with Bullet's updateAabbs\n"
+    "                and with the bulk update (default 100000,1000000; an empty list skips it)\n"
+    "                (its last row is the bulk update with a bulletgpu::PairCache)\n"
+    "  --pair-cache  hashed (default) or flat: the pair cache BulletGpu makes in (a) and (b)\n"
+    "  --reverse-world-rows  run (c)'s rows last to first (alternate runs on a busy machine)\n"
+    "  --json        also write the results as JSON to FILE\n";
 
 /// Parses the command line; throws std::invalid_argument on a bad flag.
 Options parseOptions(int argc, char** argv) {
@@ -534,7 +545,11 @@ Options parseOptions(int argc, char** argv) {
         {"--speed", [&](const std::string& v) { options.speed = std::max(0.0, std::stod(v)); }},
         {"--margins", [&](const std::string& v) { options.marginSettings = parseMarginSettings(v); }},
         {"--world-sizes", [&](const std::string& v) { options.worldSizes = parseSizes(v); }},
-        {"--json", [&](const std::string& v) { options.jsonPath = v; }}};
+        {"--json", [&](const std::string& v) { options.jsonPath = v; }},
+        {"--pair-cache", [&](const std::string& v) {
+             if (v != "flat" && v != "hashed") throw std::invalid_argument("--pair-cache takes flat or hashed");
+             options.flatPairCache = v == "flat";
+         }}};
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "--reverse-world-rows") {

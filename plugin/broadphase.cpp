@@ -10,6 +10,8 @@
 #include "plugin/pair_cache_sync.h"
 #include "plugin/prefetching_pair_cache.h"
 
+#include <bulletgpu/PairCache.h>
+
 #include <BulletCollision/BroadphaseCollision/btOverlappingPairCache.h>
 #include <BulletCollision/CollisionDispatch/btCollisionObject.h>
 
@@ -53,9 +55,14 @@ btOverlappingPairCache* checkedCache(btOverlappingPairCache* cache) {
 
 struct Broadphase::Impl {
     explicit Impl(const BroadphaseConfig& config)
-        : config(config), ownedCache(config.pairCache == nullptr ? new PrefetchingPairCache() : nullptr),
-          cache(config.pairCache != nullptr ? checkedCache(config.pairCache) : ownedCache.get()),
-          sync(table, *cache, ownedCache.get(), cpuThreads(config.threads)), hostThreads(cpuThreads(config.threads)) {
+        : config(config),
+          ownedFlatCache(config.pairCache == nullptr && config.flatPairCache ? new PairCache() : nullptr),
+          ownedHashedCache(config.pairCache == nullptr && !config.flatPairCache ? new PrefetchingPairCache() : nullptr),
+          cache(config.pairCache != nullptr ? checkedCache(config.pairCache)
+                : ownedFlatCache            ? static_cast<btOverlappingPairCache*>(ownedFlatCache.get())
+                                            : ownedHashedCache.get()),
+          sync(table, *cache, ownedHashedCache.get(), ownedFlatCache.get(), cpuThreads(config.threads)),
+          hostThreads(cpuThreads(config.threads)) {
         table.reserve(config.initialCapacity);
         choice = chooseBackend(config);
         plan = choice.plan(0, SlabPlan{});
@@ -114,7 +121,8 @@ struct Broadphase::Impl {
     BroadphaseConfig config;
     BackendChoice choice;
     SlabPlan plan;
-    std::unique_ptr<PrefetchingPairCache> ownedCache;
+    std::unique_ptr<PairCache> ownedFlatCache;              // the cache made when none is given ...
+    std::unique_ptr<PrefetchingPairCache> ownedHashedCache; // ... or this one (flatPairCache false)
     btOverlappingPairCache* cache;
     ProxyTable table;
     PairCacheSync sync;

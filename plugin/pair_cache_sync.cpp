@@ -3,6 +3,8 @@
 
 #include "plugin/prefetching_pair_cache.h"
 
+#include <bulletgpu/PairCache.h>
+
 #include "kernels/common/aabb_ops.h"
 #include "kernels/common/omp_team.h"
 
@@ -16,8 +18,8 @@
 namespace bulletgpu {
 
 PairCacheSync::PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching,
-                             int threads)
-    : m_table(table), m_cache(cache), m_prefetching(prefetching), m_threads(threads) {}
+                             PairCache* flat, int threads)
+    : m_table(table), m_cache(cache), m_prefetching(prefetching), m_flat(flat), m_threads(threads) {}
 
 void PairCacheSync::addPair(std::uint32_t a, std::uint32_t b) {
     assert(!m_table.linked(a, b));
@@ -88,7 +90,20 @@ void PairCacheSync::applyDeltas(const PairDeltas& deltas, btDispatcher* dispatch
     m_pairCount -= deltas.lost.size() - notLinked;
 }
 
+void PairCacheSync::proxiesOf(const std::vector<std::uint64_t>& keys, std::vector<btBroadphaseProxy*>& proxies) const {
+    proxies.resize(2 * keys.size());
+    for (std::size_t i = 0; i < keys.size(); ++i) {
+        proxies[2 * i] = m_table.proxy(pairLow(keys[i]));
+        proxies[2 * i + 1] = m_table.proxy(pairHigh(keys[i]));
+    }
+}
+
 void PairCacheSync::removeFromCache(const std::vector<std::uint64_t>& keys, btDispatcher* dispatcher) {
+    if (m_flat != nullptr) {
+        proxiesOf(keys, m_lostProxies);
+        m_flat->absorb(m_lostProxies.data(), keys.size(), nullptr, 0, dispatcher);
+        return;
+    }
     for (std::size_t i = 0; i < keys.size(); ++i) {
         prefetchAhead(keys, i);
         m_cache.removeOverlappingPair(m_table.proxy(pairLow(keys[i])), m_table.proxy(pairHigh(keys[i])), dispatcher);
@@ -96,6 +111,16 @@ void PairCacheSync::removeFromCache(const std::vector<std::uint64_t>& keys, btDi
 }
 
 void PairCacheSync::applyDeltasToCache(const PairDeltas& deltas, btDispatcher* dispatcher) {
+    if (m_flat != nullptr) {
+        const std::size_t lostCount = deltas.lostTaken ? 0 : deltas.lost.size();
+        if (lostCount > 0) proxiesOf(deltas.lost, m_lostProxies);
+        proxiesOf(deltas.found, m_foundProxies);
+        m_refusedFound.clear();
+        m_flat->absorb(m_lostProxies.data(), lostCount, m_foundProxies.data(), deltas.found.size(), dispatcher,
+                       &m_refusedFound);
+        for (const std::size_t index : m_refusedFound) m_refused.push_back(deltas.found[index]);
+        return;
+    }
     if (!deltas.lostTaken) removeFromCache(deltas.lost, dispatcher);
     for (std::size_t i = 0; i < deltas.found.size(); ++i) {
         prefetchAhead(deltas.found, i);

@@ -13,6 +13,7 @@ class btOverlappingPairCache;
 
 namespace bulletgpu {
 
+class PairCache;
 class PrefetchingPairCache;
 
 /// Keeps Bullet's pair cache, the proxies' partner lists and the pair finder's set in step.
@@ -30,9 +31,11 @@ class PairCacheSync final : public LostPairSink {
 public:
     /// Works on this table's proxies and this cache, with up to `threads` threads (at least 1,
     /// as cpuThreads gives them); the cache itself is only ever changed by the calling thread.
-    /// `prefetching` is the cache itself when the broadphase made it (null otherwise): pair
-    /// changes then load their hash buckets and chains ahead.
-    PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching, int threads);
+    /// `prefetching` or `flat` is the cache itself when the broadphase made it, as the one or
+    /// the other kind (null otherwise): changes to a PrefetchingPairCache load their hash
+    /// buckets and chains ahead; a PairCache takes each update's changes in one absorb().
+    PairCacheSync(ProxyTable& table, btOverlappingPairCache& cache, PrefetchingPairCache* prefetching, PairCache* flat,
+                  int threads);
 
     /// Names the dispatcher the next update's lost pairs are removed with (see takeLost).
     void beginUpdate(btDispatcher* dispatcher) { m_dispatcher = dispatcher; }
@@ -80,6 +83,8 @@ private:
     static constexpr std::size_t cPrefetchStride = 6;
     /// Loads ahead, for the change of keys[i], what later changes read.
     void prefetchAhead(const std::vector<std::uint64_t>& keys, std::size_t i);
+    /// Fills `proxies` with the two proxies of each key, in order (for PairCache::absorb).
+    void proxiesOf(const std::vector<std::uint64_t>& keys, std::vector<btBroadphaseProxy*>& proxies) const;
     /// Adds a pair outside an update, as an edit for the finder.
     void addPair(std::uint32_t a, std::uint32_t b);
     /// Removes a pair outside an update, as an edit for the finder.
@@ -88,7 +93,10 @@ private:
     ProxyTable& m_table;
     btOverlappingPairCache& m_cache;
     PrefetchingPairCache* m_prefetching;
-    std::unordered_map<std::uint64_t, bool> m_edits; // pair key -> in the cache now
+    PairCache* m_flat;
+    std::vector<btBroadphaseProxy*> m_lostProxies, m_foundProxies; // absorb's arguments
+    std::vector<std::size_t> m_refusedFound;                       // absorb's refusals
+    std::unordered_map<std::uint64_t, bool> m_edits;               // pair key -> in the cache now
     std::vector<std::uint64_t> m_editAdded, m_editRemoved;
     std::vector<std::uint64_t> m_refused; // found pairs the cache's filter refused
     std::vector<std::uint32_t> m_scratch;

@@ -67,12 +67,18 @@ struct BroadphaseConfig {
     MarginBoxes marginBoxes = MarginBoxes::Auto;
     /// Proxies to reserve room for up front (grows on demand).
     std::uint32_t initialCapacity = 1024;
-    /// Pair cache to fill, or null (the default) for one the broadphase owns (a
-    /// btHashedOverlappingPairCache). Yours is not owned: the broadphase never deletes it, so it
+    /// Pair cache to fill, or null (the default) for one the broadphase owns (see
+    /// flatPairCache). Yours is not owned: the broadphase never deletes it, so it
     /// must outlive the broadphase and be deleted by you afterwards (destroy the proxies first,
     /// or its pairs point at freed proxies). It must remove pairs immediately
     /// (hasDeferredRemoval() == false), else the constructor throws std::runtime_error.
     btOverlappingPairCache* pairCache = nullptr;
+    /// Which cache the broadphase makes when pairCache is null: false (the default), Bullet's
+    /// btHashedOverlappingPairCache, changed pair by pair with its buckets loaded ahead; true, a
+    /// bulletgpu::PairCache that takes each update's lost and found pairs in one absorb(). Both
+    /// hold the same pairs in the same order. PairCache changes pairs faster, but the whole frame
+    /// measured the same (docs/benchmarks/pair-cache-cpu.md), so it is opt-in.
+    bool flatPairCache = false;
     /// Whether to log the line that says which backend was chosen and why, at construction.
     bool logBackendChoice = true;
     /// Where log lines go: the backend line above and, should a GPU fail, the line saying the

@@ -6,6 +6,7 @@
 // place are identical each step; on bulletgpu::Broadphase the cache holds exactly the
 // overlapping boxes and the pile settles as it does on btDbvtBroadphase.
 #include "bench/benchmark_demo_scene.h"
+#include "support/soft_world.h"
 
 #include <bulletgpu/Broadphase.h>
 #include <bulletgpu/PairCache.h>
@@ -337,12 +338,8 @@ public:
         : m_dispatcher(&m_configuration), m_broadphase(std::move(broadphase)), m_tableShape(btVector3(5, 1, 5)),
           m_boxShape(btVector3(btScalar(0.4), btScalar(0.4), btScalar(0.4))),
           m_world(&m_dispatcher, m_broadphase.get(), &m_solver, &m_configuration) {
-        m_world.setGravity(btVector3(0, -10, 0));
+        bulletgpu::test::setUpSoftWorld(m_world, m_broadphase.get(), &m_dispatcher, btVector3(0, -10, 0));
         btSoftBodyWorldInfo& info = m_world.getWorldInfo();
-        info.m_broadphase = m_broadphase.get();
-        info.m_dispatcher = &m_dispatcher;
-        info.m_gravity = btVector3(0, -10, 0);
-        info.m_sparsesdf.Initialize();
         btRigidBody::btRigidBodyConstructionInfo tableInfo(0, nullptr, &m_tableShape);
         tableInfo.m_startWorldTransform.setOrigin(btVector3(0, -1, 0));
         m_bodies.push_back(std::make_unique<btRigidBody>(tableInfo));

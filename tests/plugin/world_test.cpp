@@ -2,6 +2,7 @@
 // Whole Bullet worlds on bulletgpu::Broadphase: the pair cache stays exact, pairs keep their
 // algorithms, and the simulation ends where the same world on btDbvtBroadphase ends.
 #include "bench/benchmark_demo_scene.h"
+#include "support/soft_world.h"
 
 #include <bulletgpu/Broadphase.h>
 
@@ -253,12 +254,8 @@ public:
           m_world(
               std::make_unique<CheckedSoftRigidWorld>(&m_dispatcher, m_broadphase.get(), &m_solver, &m_configuration)) {
         m_world->checkPairs = checkPairs;
-        m_world->setGravity(btVector3(0, -10, 0));
+        bulletgpu::test::setUpSoftWorld(*m_world, m_broadphase.get(), &m_dispatcher, btVector3(0, -10, 0));
         btSoftBodyWorldInfo& info = m_world->getWorldInfo();
-        info.m_broadphase = m_broadphase.get();
-        info.m_dispatcher = &m_dispatcher;
-        info.m_gravity = btVector3(0, -10, 0);
-        info.m_sparsesdf.Initialize();
 
         btRigidBody::btRigidBodyConstructionInfo tableInfo(0, nullptr, &m_tableShape);
         tableInfo.m_startWorldTransform.setOrigin(btVector3(0, -1, 0));

@@ -454,25 +454,15 @@ void benchmarkWorldCubes(const Options& options, json& report) {
 
 /// What the numbers were measured on.
 json machineInfo(const std::string& cudaReason) {
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-#if defined(__clang__)
-    const std::string compiler = "clang " __clang_version__;
-#elif defined(__GNUC__)
-    const std::string compiler = "gcc " __VERSION__;
-#else
-    const std::string compiler = "unknown";
-#endif
     return {{"cpuModel", bulletgpu::cpuModel()},
             {"logicalCores", std::thread::hardware_concurrency()},
             {"openmpMaxThreads", omp_get_max_threads()},
             {"loadAverageAtStart", bulletgpu::loadAverages()},
-            {"compiler", compiler},
+            {"compiler", bulletgpu::compilerName()},
             {"bulletVersion", btGetVersion()},
             {"btUseDoublePrecision", sizeof(btScalar) == sizeof(double)},
             {"cuda", cudaReason.empty() ? "available" : "unavailable: " + cudaReason},
-            {"date", date}};
+            {"date", bulletgpu::utcTimestamp()}};
 }
 
 /// Parses a comma-separated list of sizes.

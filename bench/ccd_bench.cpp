@@ -16,6 +16,7 @@
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/ccd/ccd_frame_query.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 
 #include <BulletSoftBody/btSoftBodyInternals.h>
 #include <omp.h>
@@ -156,7 +157,7 @@ std::string compareBernstein(const char* name, const CcdMesh& mesh, const CcdFra
 } // namespace
 
 int main(int argc, char** argv) {
-    const std::string data = argc > 1 ? argv[1] : BULLETGPU_DEFAULT_DATA_DIR;
+    const std::string data = argc > 1 ? argv[1] : bulletgpu::test::sharedDataDir();
     const int runs = argc > 2 ? std::atoi(argv[2]) : 7;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
     const std::string scenes = argc > 4 ? argv[4] : "";

@@ -15,12 +15,14 @@
 // Usage: bulletgpu-bench-contact [data dir] [repeats] [json file] [scenes, comma-separated]
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
+#include "bench/scene_filter.h"
 #include "kernels/common/stopwatch.h"
 #include <bulletgpu/TriangleMeshSet.h>
 #include "kernels/narrow/geometry/candidate_proximity.h"
 #include "kernels/narrow/geometry/proximity_bounds.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 
 #include <BulletCollision/BroadphaseCollision/btDbvt.h>
 #include <LinearMath/btScalar.h>
@@ -387,16 +389,6 @@ std::string commandLine(const std::string& command) {
 /// the source commit (read from the source tree with git at run time; "-dirty" when it has
 /// uncommitted changes).
 json machineInfo() {
-    char date[32];
-    const std::time_t now = std::time(nullptr);
-    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-#if defined(__clang__)
-    const std::string compiler = "clang " __clang_version__;
-#elif defined(__GNUC__)
-    const std::string compiler = "gcc " __VERSION__;
-#else
-    const std::string compiler = "unknown";
-#endif
     const std::string git = "git -C '" BULLETGPU_SOURCE_DIR "' ";
     std::string commit = commandLine(git + "rev-parse HEAD 2>/dev/null");
     if (commit != "unknown" && commandLine(git + "status --porcelain --untracked-files=no 2>/dev/null") != "unknown") {
@@ -406,25 +398,22 @@ json machineInfo() {
             {"logicalCores", std::thread::hardware_concurrency()},
             {"openmpMaxThreads", omp_get_max_threads()},
             {"loadAverageAtStart", loadAverages()},
-            {"compiler", compiler},
+            {"compiler", compilerName()},
             {"bulletVersion", btGetVersion()},
             {"btUseDoublePrecision", sizeof(btScalar) == sizeof(double)},
             {"commit", commit},
             {"ompWaitPolicy", std::getenv("OMP_WAIT_POLICY") != nullptr ? std::getenv("OMP_WAIT_POLICY") : "unset"},
-            {"date", date}};
+            {"date", utcTimestamp()}};
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    const std::string dataDir = argc > 1 ? argv[1] : (fromEnv != nullptr ? fromEnv : "../shared/data");
+    const std::string dataDir = argc > 1 ? argv[1] : bulletgpu::test::sharedDataDir();
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
     const std::string jsonPath = argc > 3 ? argv[3] : "contact_bench.json";
-    const std::string only = argc > 4 ? "," + std::string(argv[4]) + "," : std::string();
-    const auto chosen = [&](const char* scene) {
-        return only.empty() || only.find("," + std::string(scene) + ",") != std::string::npos;
-    };
+    const bench::SceneFilter filter(argc > 4 ? argv[4] : "");
+    const auto chosen = [&](const char* scene) { return filter.chosen(scene); };
     const std::vector<Engine> engines = {{"leafwalk 1t", 1, NarrowTraversal::LeafWalk},
                                          {"leafwalk 2t", 2, NarrowTraversal::LeafWalk},
                                          {"fronts 1t", 1, NarrowTraversal::Fronts},

@@ -12,9 +12,11 @@
 // Times are medians of `repeats` queries; builds are timed once. Nothing is asserted.
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
+#include "bench/scene_filter.h"
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 
 #include <nlohmann/json.hpp>
 
@@ -248,16 +250,15 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    const std::string dataDir = argc > 1 ? argv[1] : (fromEnv != nullptr ? fromEnv : "../shared/data");
+    const std::string dataDir = argc > 1 ? argv[1] : bulletgpu::test::sharedDataDir();
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 7;
     const std::string jsonPath = argc > 3 ? argv[3] : "distance_bench.json";
-    const std::string only = argc > 4 ? "," + std::string(argv[4]) + "," : std::string();
+    const bench::SceneFilter filter(argc > 4 ? argv[4] : "");
     nlohmann::json report;
     report["machine"] = {
         {"cpu", cpuModel()},
         {"hardware_threads", std::thread::hardware_concurrency()},
-        {"compiler", __VERSION__},
+        {"compiler", compilerName()},
 #if defined(BULLETGPU_WITH_FCL)
         {"fcl", FCL_VERSION},
 #else
@@ -290,7 +291,7 @@ int main(int argc, char** argv) {
         }
     }
     for (const BenchMesh& mesh : meshes) {
-        if (only.empty() || only.find("," + mesh.name + ",") != std::string::npos) runMesh(mesh, repeats, report);
+        if (filter.chosen(mesh.name)) runMesh(mesh, repeats, report);
     }
     std::ofstream(jsonPath) << report.dump(2) << "\n";
     std::printf("times in ms per query (medians of %d); gap: distance over the mesh's size; fcl/2t: FCL's time over "

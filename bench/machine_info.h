@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <ctime>
 #include <fstream>
 #include <string>
 
@@ -23,6 +24,25 @@ inline std::string loadAverages() {
     std::string one, five, fifteen;
     file >> one >> five >> fifteen;
     return one + " " + five + " " + fifteen;
+}
+
+/// The compiler and its version, as the benchmark was built.
+inline std::string compilerName() {
+#if defined(__clang__)
+    return "clang " __clang_version__;
+#elif defined(__GNUC__)
+    return "gcc " __VERSION__;
+#else
+    return "unknown";
+#endif
+}
+
+/// The time now in UTC, ISO 8601 (for example "2026-11-25T19:20:00Z").
+inline std::string utcTimestamp() {
+    char date[32];
+    const std::time_t now = std::time(nullptr);
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+    return date;
 }
 
 } // namespace bulletgpu

@@ -18,11 +18,13 @@
 //
 // Usage: bulletgpu-bench-narrow [data dir] [repeats] [json file] [scenes, comma-separated]
 #include "bench/sample_statistics.h"
+#include "bench/scene_filter.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/traversal/bvtt_front_ops.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include <BulletCollision/BroadphaseCollision/btDbvt.h>
@@ -451,14 +453,11 @@ void runBodyPairs(const char* scene, const BodyFrames& frames, int steps, int re
 } // namespace
 
 int main(int argc, char** argv) {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    const std::string dataDir = argc > 1 ? argv[1] : (fromEnv != nullptr ? fromEnv : "../shared/data");
+    const std::string dataDir = argc > 1 ? argv[1] : bulletgpu::test::sharedDataDir();
     const int repeats = argc > 2 ? std::max(1, std::atoi(argv[2])) : 3;
     const std::string jsonPath = argc > 3 ? argv[3] : "narrow_phase_bench.json";
-    const std::string only = argc > 4 ? "," + std::string(argv[4]) + "," : std::string();
-    const auto chosen = [&](const char* scene) {
-        return only.empty() || only.find("," + std::string(scene) + ",") != std::string::npos;
-    };
+    const bench::SceneFilter filter(argc > 4 ? argv[4] : "");
+    const auto chosen = [&](const char* scene) { return filter.chosen(scene); };
     const BoundingVolume obb = BoundingVolume::Obb;
     std::vector<Engine> engines = {{"descent 1t", Backend::Cpu, 1, NarrowTraversal::Descent},
                                    {"descent 2t", Backend::Cpu, 2, NarrowTraversal::Descent},

@@ -4,12 +4,13 @@
 // rigid transforms, edge cases and the real ccd-frames meshes. Every case skips with a warning
 // when no CUDA device is usable.
 #include "kernels/common/cuda_device.h"
-#include "tests/support/mesh_generators.h"
-#include "tests/support/ply_mesh.h"
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
-#include "support/test_skip.h"
 #include "support/mesh_transforms.h"
+#include "support/test_skip.h"
+#include "tests/support/mesh_generators.h"
+#include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 
 #include <catch2/catch.hpp>
 
@@ -96,12 +97,6 @@ struct TwinSets {
         return onCuda;
     }
 };
-
-/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
-std::string dataDir() {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
-}
 
 } // namespace
 
@@ -216,7 +211,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on the ccd-frames meshes", "[cuda][n
     const Scene scene =
         GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                  Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = dataDir() + "/ccd-frames/" + scene.name + "/frames/";
+    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
     if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
         bulletgpu::test::skipTestCase("no real data at " + folder + " (set BULLETGPU_DATA_DIR)");
         return;

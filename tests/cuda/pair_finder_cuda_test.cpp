@@ -5,8 +5,8 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/pair_finder_cpu.h"
-#include "support/test_skip.h"
 #include "support/random_scenes.h"
+#include "support/test_skip.h"
 
 #include <catch2/catch.hpp>
 

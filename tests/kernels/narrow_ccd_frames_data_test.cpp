@@ -5,6 +5,7 @@
 // reported; the reported pairs outside the ground truth are counted.
 #include "kernels/narrow/ccd/ccd_frame_query.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 #include "tests/support/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -20,12 +21,6 @@
 using namespace bulletgpu;
 
 namespace {
-
-/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
-std::string dataDir() {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
-}
 
 /// The whole file as text (empty when it cannot be read).
 std::string readText(const std::string& path) {
@@ -86,7 +81,7 @@ TEST_CASE("CCD frame query reports every colliding pair of the ccd-frames scenes
                                  Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}, "92"},
                                  Scene{"rod-twist", {"3036", "3037"}, "3036"});
 #endif
-    const std::string folder = dataDir() + "/ccd-frames/" + scene.name + "/";
+    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/";
     if (!std::ifstream(folder + "frames/" + scene.frames[0] + ".ply").good()) {
         bulletgpu::test::skipTestCase("no ccd-frames at " + folder + " (set BULLETGPU_DATA_DIR)");
         return;

@@ -5,6 +5,7 @@
 #include "kernels/narrow/ccd/ccd_queries.h"
 #include "kernels/reference/brute_force_ccd.h"
 
+#include "support/shared_data.h"
 #include "support/test_skip.h"
 #include <catch2/catch.hpp>
 
@@ -24,12 +25,6 @@
 using namespace bulletgpu;
 
 namespace {
-
-/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
-std::string dataDir() {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
-}
 
 /// The rational numerator / denominator (decimal integers) as a double, when it is one exactly:
 /// the numerator converts exactly (strtod rounds correctly; printing it back gives the same
@@ -270,7 +265,7 @@ void transform(const Vec3d in[4], double scale, double offset, Vec3d out[4]) {
 } // namespace
 
 TEST_CASE("CCD finds every collision of the ccd-queries data set", "[narrow][ccd][data]") {
-    const std::string root = dataDir() + "/ccd-queries";
+    const std::string root = bulletgpu::test::sharedDataDir() + "/ccd-queries";
     if (!std::filesystem::is_directory(root)) {
         bulletgpu::test::skipTestCase("no ccd-queries at " + root + " (set BULLETGPU_DATA_DIR)");
         return;

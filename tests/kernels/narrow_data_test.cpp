@@ -3,6 +3,7 @@
 // box-culled oracle, frame by frame, and a refit from one frame to the next. Skipped with a
 // message when the data folder is absent.
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 #include <bulletgpu/TriangleMeshSet.h>
 #include "kernels/reference/brute_force_triangles.h"
 
@@ -19,12 +20,6 @@ using namespace bulletgpu;
 
 namespace {
 
-/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
-std::string dataDir() {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
-}
-
 /// True when `path` can be opened.
 bool readable(const std::string& path) { return std::ifstream(path).good(); }
 
@@ -40,7 +35,7 @@ TEST_CASE("Self-collision of the ccd-frames meshes equals the box-culled oracle"
     const Scene scene =
         GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                  Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = dataDir() + "/ccd-frames/" + scene.name + "/frames/";
+    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
     const std::string first = folder + scene.frames[0] + ".ply";
     if (!readable(first)) {
         bulletgpu::test::skipTestCase("no real data at " + first + " (set BULLETGPU_DATA_DIR)");

@@ -6,6 +6,7 @@
 #include "kernels/reference/brute_force_distance.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 
 #include "support/test_skip.h"
 #include <catch2/catch.hpp>
@@ -107,12 +108,6 @@ void checkPair(const PlyMesh& a, const Transform& ta, const PlyMesh& b, const Tr
     checkAgainst(expected, engine, a, ta, b, tb);
 }
 
-/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
-std::string dataDir() {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
-}
-
 } // namespace
 
 TEST_CASE("MeshDistance equals the all-pairs oracle on generated meshes from touching to far", "[narrow][distance]") {
@@ -173,7 +168,7 @@ TEST_CASE("MeshDistance at huge and tiny scales and large translations", "[narro
 
 TEST_CASE("MeshDistance on a ccd-frames mesh against a moved copy equals the culled oracle",
           "[narrow][distance][data]") {
-    const std::string path = dataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
+    const std::string path = bulletgpu::test::sharedDataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
     if (!std::ifstream(path).good()) {
         bulletgpu::test::skipTestCase("no real data at " + path + " (set BULLETGPU_DATA_DIR)");
         return;

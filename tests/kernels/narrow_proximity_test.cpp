@@ -9,6 +9,7 @@
 #include "kernels/reference/brute_force_proximity.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/shared_data.h"
 
 #include "support/test_skip.h"
 #include <catch2/catch.hpp>
@@ -143,12 +144,6 @@ PlyMesh seamedCloth(std::uint32_t n) {
     left.positions.insert(left.positions.end(), right.positions.begin(), right.positions.end());
     for (std::uint32_t i : right.indices) left.indices.push_back(i + offset);
     return left;
-}
-
-/// BULLETGPU_DATA_DIR, or the shared folder beside the source tree.
-std::string dataDir() {
-    const char* fromEnv = std::getenv("BULLETGPU_DATA_DIR");
-    return fromEnv != nullptr && *fromEnv != 0 ? fromEnv : BULLETGPU_DEFAULT_DATA_DIR;
 }
 
 } // namespace
@@ -447,8 +442,9 @@ TEST_CASE("Contact-query fronts follow trees restructured by the intersection qu
     REQUIRE(restructured > 0);
 }
 
-TEST_CASE("Contact query of a real cloth frame equals the swept oracle at several distances", "[narrow][proximity][data]") {
-    const std::string path = dataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
+TEST_CASE("Contact query of a real cloth frame equals the swept oracle at several distances",
+          "[narrow][proximity][data]") {
+    const std::string path = bulletgpu::test::sharedDataDir() + "/ccd-frames/cloth-funnel/frames/227.ply";
     if (!std::ifstream(path).good()) {
         bulletgpu::test::skipTestCase("no real data at " + path + " (set BULLETGPU_DATA_DIR)");
         return;

@@ -4,17 +4,13 @@ bulletgpu_add_test(narrow_test
           kernels/narrow_obb_test.cpp kernels/narrow_data_test.cpp kernels/narrow_ccd_test.cpp
           kernels/narrow_ccd_frame_test.cpp kernels/narrow_ccd_frames_data_test.cpp
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
-target_compile_definitions(narrow_test PRIVATE BULLETGPU_DEFAULT_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data")
 # The contact query (issue 33): its own executable, so that the oracle's all-pairs loops build
 # apart from the rest.
 bulletgpu_add_test(narrow_proximity_test
   SOURCES kernels/narrow_proximity_test.cpp
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
-target_compile_definitions(narrow_proximity_test PRIVATE
-  BULLETGPU_DEFAULT_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data")
 
 # Separation distance (kernels/narrow/distance).
 bulletgpu_add_test(narrow_distance_test
   SOURCES kernels/narrow_distance_elements_test.cpp kernels/narrow_distance_test.cpp
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
-target_compile_definitions(narrow_distance_test PRIVATE BULLETGPU_DEFAULT_DATA_DIR="${PROJECT_SOURCE_DIR}/../shared/data")

@@ -44,40 +44,69 @@ BULLETGPU_HD double quadArea2(const Vec3d& p0, const Vec3d& p1, const Vec3d& p2,
     return fmax(a0, fmax(a1, a2));
 }
 
+/// The score of contact `i` as the n-th choice after the points picked[0..n-1].
+BULLETGPU_HD double reductionScore(const ProximityContact& c, std::uint32_t n, const Vec3d* picked) {
+    const Vec3d p = contactPointB(c);
+    if (n == 0) return -static_cast<double>(c.distance);
+    if (n == 1) return distanceSquared(p, picked[0]);
+    if (n == 2) return triangleArea2(picked[0], picked[1], p);
+    return quadArea2(picked[0], picked[1], picked[2], p);
+}
+
 /// Chooses up to min(maxPoints, cMaxReducedContacts, count) of `count` contacts by the rule
-/// above; writes their indices to `chosen` in the order chosen and returns how many.
-BULLETGPU_HD std::uint32_t reduceContacts(const ProximityContact* contacts, std::uint32_t count,
-                                          std::uint32_t maxPoints, std::uint32_t* chosen) {
+/// above, except that after the deepest, each of the `heldCount` points `held` (a persistent
+/// manifold's points on B, in its order) takes the nearest contact within `holdRadius` of it
+/// that is not chosen yet, so that a resting manifold keeps its points from step to step; the
+/// rule fills the remaining places. Writes the indices to `chosen` in the order chosen and
+/// returns how many.
+BULLETGPU_HD std::uint32_t reduceContactsHolding(const ProximityContact* contacts, std::uint32_t count,
+                                                 std::uint32_t maxPoints, const Vec3d* held, std::uint32_t heldCount,
+                                                 double holdRadius, std::uint32_t* chosen) {
     std::uint32_t keep = maxPoints < cMaxReducedContacts ? maxPoints : cMaxReducedContacts;
     keep = count < keep ? count : keep;
     Vec3d picked[cMaxReducedContacts];
-    for (std::uint32_t n = 0; n < keep; ++n) {
-        double best = -INFINITY;
-        std::uint32_t bestIndex = 0;
-        for (std::uint32_t i = 0; i < count; ++i) {
-            bool taken = false;
-            for (std::uint32_t m = 0; m < n; ++m) taken |= chosen[m] == i;
-            if (taken) continue;
-            const Vec3d p = contactPointB(contacts[i]);
-            double score;
-            if (n == 0) {
-                score = -static_cast<double>(contacts[i].distance);
-            } else if (n == 1) {
-                score = distanceSquared(p, picked[0]);
-            } else if (n == 2) {
-                score = triangleArea2(picked[0], picked[1], p);
-            } else {
-                score = quadArea2(picked[0], picked[1], picked[2], p);
+    const auto taken = [&](std::uint32_t i, std::uint32_t n) {
+        for (std::uint32_t m = 0; m < n; ++m) {
+            if (chosen[m] == i) return true;
+        }
+        return false;
+    };
+    std::uint32_t n = 0;
+    std::uint32_t nextHeld = 0;
+    while (n < keep) {
+        std::uint32_t bestIndex = count;
+        if (n > 0 && nextHeld < heldCount) {
+            double best = holdRadius * holdRadius;
+            for (std::uint32_t i = 0; i < count; ++i) {
+                const double d = distanceSquared(contactPointB(contacts[i]), held[nextHeld]);
+                if (!taken(i, n) && d <= best) {
+                    best = d;
+                    bestIndex = i;
+                }
             }
-            if (score > best) {
-                best = score;
-                bestIndex = i;
+            ++nextHeld;
+            if (bestIndex == count) continue;
+        } else {
+            double best = -INFINITY;
+            for (std::uint32_t i = 0; i < count; ++i) {
+                const double score = taken(i, n) ? -INFINITY : reductionScore(contacts[i], n, picked);
+                if (!taken(i, n) && (score > best || bestIndex == count)) {
+                    best = score;
+                    bestIndex = i;
+                }
             }
         }
         chosen[n] = bestIndex;
         picked[n] = contactPointB(contacts[bestIndex]);
+        ++n;
     }
     return keep;
+}
+
+/// reduceContactsHolding with no points held: the deepest, then the area rule.
+BULLETGPU_HD std::uint32_t reduceContacts(const ProximityContact* contacts, std::uint32_t count,
+                                          std::uint32_t maxPoints, std::uint32_t* chosen) {
+    return reduceContactsHolding(contacts, count, maxPoints, nullptr, 0, 0, chosen);
 }
 
 /// Reduces the contact query's output to at most a few contacts per mesh pair on the CPU, with

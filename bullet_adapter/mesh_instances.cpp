@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Zlib
+#include "bullet_adapter/mesh_instances.h"
+
+#include <BulletCollision/CollisionShapes/btCollisionShape.h>
+#include <LinearMath/btTransform.h>
+
+#include <cmath>
+
+namespace bulletgpu {
+namespace {
+
+/// Whether two geometries hold the same mesh.
+bool sameMesh(const MeshShapeGeometry& a, const MeshShapeGeometry& b) {
+    return a.positions == b.positions && a.indices == b.indices && a.margin == b.margin && a.convex == b.convex;
+}
+
+} // namespace
+
+MeshInstances::Shape& MeshInstances::shapeEntry(const btCollisionShape* shape) {
+    std::unique_ptr<Shape>& entry = m_shapes[shape];
+    if (entry && entry->live > 0) return *entry;
+    MeshShapeGeometry geometry = meshGeometryOf(shape);
+    if (entry && !sameMesh(entry->geometry, geometry)) m_retired.push_back(std::move(entry));
+    if (!entry) {
+        entry = std::make_unique<Shape>();
+        entry->geometry = std::move(geometry);
+    }
+    return *entry;
+}
+
+std::uint32_t MeshInstances::acquire(const MeshInstanceKey& key) {
+    const auto found = m_live.find(key);
+    if (found != m_live.end()) {
+        ++m_instances[found->second].users;
+        return found->second;
+    }
+    Shape& shape = shapeEntry(key.shape);
+    std::uint32_t mesh;
+    if (!shape.idle.empty()) {
+        mesh = shape.idle.back();
+        shape.idle.pop_back();
+    } else {
+        const MeshShapeGeometry& g = shape.geometry;
+        mesh = m_set.addMesh(g.positions.data(), static_cast<std::uint32_t>(g.positions.size() / 3), g.indices.data(),
+                             static_cast<std::uint32_t>(g.indices.size() / 3));
+        m_instances.resize(mesh + 1);
+        m_instances[mesh].shape = &shape;
+    }
+    Instance& instance = m_instances[mesh];
+    instance.key = key;
+    instance.users = 1;
+    ++shape.live;
+    m_live.emplace(key, mesh);
+    return mesh;
+}
+
+void MeshInstances::release(std::uint32_t mesh) {
+    Instance& instance = m_instances[mesh];
+    if (--instance.users > 0) return;
+    m_live.erase(instance.key);
+    --instance.shape->live;
+    instance.shape->idle.push_back(mesh);
+    instance.key = MeshInstanceKey{};
+}
+
+bool MeshInstances::place(std::uint32_t mesh, const btTransform& world) {
+    double m[12];
+    const btMatrix3x3& r = world.getBasis();
+    for (int row = 0; row < 3; ++row) {
+        for (int col = 0; col < 3; ++col) m[4 * row + col] = r[row][col];
+        m[4 * row + 3] = world.getOrigin()[row];
+    }
+    for (double x : m) {
+        if (!std::isfinite(x)) return false;
+    }
+    Instance& instance = m_instances[mesh];
+    if (instance.placed && std::equal(m, m + 12, instance.transform)) return true;
+    m_set.setTransform(mesh, m);
+    std::copy(m, m + 12, instance.transform);
+    instance.placed = true;
+    return true;
+}
+
+ContactSurface MeshInstances::surface(std::uint32_t mesh) const {
+    const Instance& instance = m_instances[mesh];
+    const MeshShapeGeometry& g = instance.shape->geometry;
+    ContactSurface s;
+    s.positions = g.positions.data();
+    s.indices = g.indices.data();
+    s.faceNormals = g.faceNormals.data();
+    s.edgeNormals = g.edgeNormals.data();
+    s.edges = g.features.edges.data();
+    s.transform = instance.transform;
+    s.centre = transformPoint(instance.transform, g.centre);
+    s.margin = g.margin;
+    s.twoSided = g.twoSided;
+    return s;
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: Zlib
+// The mesh batch: the pairs the near callback queued, one contact query over all of them, the
+// solver rules and the reduction per pair, then Bullet's btManifoldResult per point.
+#include "mesh_batch.h"
+
+#include "backend_choice.h"
+#include "kernels/common/cuda_device.h"
+#include "kernels/common/stopwatch.h"
+#include "kernels/narrow/geometry/manifold_contact.h"
+
+#include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
+#include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <stdexcept>
+
+namespace bulletgpu::detail {
+namespace {
+
+/// The backend line, after checking that Backend::Cuda can have its device.
+std::string resolveBackend(const NarrowConfig& config) {
+    BroadphaseConfig asked;
+    asked.backend = config.backend;
+    const Backend backend = requestedBackend(asked);
+    if (config.cudaDevice < 0) throw std::invalid_argument("bulletgpu: NarrowConfig::cudaDevice must be >= 0");
+    const std::string threads = std::to_string(cpuThreads(config.threads)) + " OpenMP threads";
+    if (backend == Backend::Cpu) return "mesh contacts on the CPU backend, " + threads + " (asked for cpu)";
+    const CudaDeviceProbe probe = probeCudaDevice(config.cudaDevice);
+    if (backend == Backend::Cuda && !probe.usable) {
+        throw std::runtime_error("bulletgpu: Backend::Cuda asked for mesh contacts, but CUDA device " +
+                                 std::to_string(config.cudaDevice) + " is not usable: " + probe.reason);
+    }
+    if (!probe.usable) return "mesh contacts on the CPU backend, " + threads + " (no GPU: " + probe.reason + ")";
+    return "mesh contacts on the CPU backend, " + threads + ": the contact query has no CUDA path yet (" + probe.name +
+           " left unused)";
+}
+
+/// The triangle of a feature for Bullet's shape identifiers.
+std::uint32_t triangleOf(const MeshShapeGeometry& g, ProximityKind kind, bool sideA, std::uint32_t feature) {
+    const bool vertex = (kind == ProximityKind::VertexFace && sideA) || (kind == ProximityKind::FaceVertex && !sideA);
+    if (vertex) return g.vertexTriangles[feature];
+    if (kind == ProximityKind::EdgeEdge) return g.edgeTriangles[feature];
+    return feature;
+}
+
+} // namespace
+
+MeshBatch::MeshBatch(const NarrowConfig& config)
+    : m_config(config), m_description(resolveBackend(config)), m_set(Backend::Cpu, cpuThreads(config.threads)),
+      m_instances(m_set) {
+    if (config.logBackendChoice) log(m_description);
+}
+
+void MeshBatch::log(const std::string& line) const {
+    const std::string prefixed = "bulletgpu: " + line;
+    if (m_config.logSink) {
+        m_config.logSink(prefixed.c_str());
+    } else {
+        std::fprintf(stderr, "%s\n", prefixed.c_str());
+    }
+}
+
+void MeshBatch::open() {
+    m_requests.clear();
+    m_open = true;
+}
+
+void MeshBatch::submit(MeshCollisionAlgorithm& algorithm, const btCollisionObjectWrapper* body0,
+                       const btCollisionObjectWrapper* body1) {
+    const bool swapped = body0->getCollisionObject() != algorithm.body0();
+    const btCollisionObjectWrapper* wrappers[2] = {body0, body1};
+    MeshRequest request;
+    request.algorithm = &algorithm;
+    request.manifold = algorithm.manifold();
+    request.refresh = algorithm.ownsManifold();
+    request.mesh[0] = swapped ? algorithm.meshOfBody1() : algorithm.meshOfBody0();
+    request.mesh[1] = swapped ? algorithm.meshOfBody0() : algorithm.meshOfBody1();
+    for (int side = 0; side < 2; ++side) {
+        request.shape[side] = wrappers[side]->getCollisionShape();
+        request.object[side] = wrappers[side]->getCollisionObject();
+        request.transform[side] = wrappers[side]->getWorldTransform();
+        request.partId[side] = wrappers[side]->m_partId;
+        request.index[side] = wrappers[side]->m_index;
+    }
+    if (m_open) {
+        m_requests.push_back(request);
+        return;
+    }
+    open();
+    m_requests.push_back(request);
+    run();
+}
+
+void MeshBatch::cancel(const MeshCollisionAlgorithm& algorithm) {
+    if (!m_open) return;
+    for (MeshRequest& request : m_requests) {
+        if (request.algorithm == &algorithm) request.algorithm = nullptr;
+    }
+}
+
+void MeshBatch::run() {
+    const Clock::time_point start = Clock::now();
+    m_open = false;
+    m_stats = MeshBatchStats{};
+    m_order.clear();
+    m_queries.clear();
+    double distance = 0;
+    for (std::uint32_t r = 0; r < m_requests.size(); ++r) {
+        MeshRequest& request = m_requests[r];
+        if (request.algorithm == nullptr) continue;
+        if (!m_instances.place(request.mesh[0], request.transform[0]) ||
+            !m_instances.place(request.mesh[1], request.transform[1])) {
+            ++m_stats.skippedPairs;
+            if (!m_loggedSkip) log("a mesh pair is skipped while an object's transform is not finite (logged once)");
+            m_loggedSkip = true;
+            continue;
+        }
+        const double margins =
+            m_instances.geometry(request.mesh[0]).margin + m_instances.geometry(request.mesh[1]).margin;
+        distance = std::max(distance, margins + request.manifold->getContactBreakingThreshold());
+        m_order.push_back(r);
+    }
+    std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
+        const MeshRequest &a = m_requests[x], &b = m_requests[y];
+        return a.mesh[0] != b.mesh[0] ? a.mesh[0] < b.mesh[0] : a.mesh[1] < b.mesh[1];
+    });
+    for (std::uint32_t r : m_order) m_queries.push_back(MeshPairQuery{m_requests[r].mesh[0], m_requests[r].mesh[1]});
+    m_stats.pairs = static_cast<std::uint32_t>(m_queries.size());
+    ProximityOptions options;
+    options.distance = distance;
+    m_set.findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), options, m_contacts);
+    m_stats.queryMs = m_set.stats().buildMs + m_set.stats().refitMs + m_set.stats().traverseMs;
+    m_stats.triangleTests = m_set.stats().triangleTests;
+    m_stats.featureContacts = m_contacts.size();
+    std::size_t next = 0;
+    for (std::uint32_t r : m_order) {
+        const MeshRequest& request = m_requests[r];
+        const ContactSurface a = m_instances.surface(request.mesh[0]), b = m_instances.surface(request.mesh[1]);
+        const double threshold = request.manifold->getContactBreakingThreshold();
+        m_solver.clear();
+        for (; next < m_contacts.size() && m_contacts[next].meshA == request.mesh[0] &&
+               m_contacts[next].meshB == request.mesh[1];
+             ++next) {
+            ProximityContact solver;
+            if (manifoldContact(m_contacts[next], a, b, solver) && solver.distance <= threshold) {
+                m_solver.push_back(solver);
+            }
+        }
+        m_stats.solverContacts += m_solver.size();
+        // The manifold's points on this request's B, so that resting contacts are kept.
+        const btPersistentManifold& manifold = *request.manifold;
+        const bool sameOrder = manifold.getBody0() == request.object[0];
+        Vec3d held[MANIFOLD_CACHE_SIZE];
+        const auto heldCount = static_cast<std::uint32_t>(manifold.getNumContacts());
+        for (std::uint32_t i = 0; i < heldCount; ++i) {
+            const btManifoldPoint& point = manifold.getContactPoint(static_cast<int>(i));
+            const btVector3& onB = sameOrder ? point.getPositionWorldOnB() : point.getPositionWorldOnA();
+            held[i] = Vec3d{{onB.x(), onB.y(), onB.z()}};
+        }
+        std::uint32_t chosen[cMaxReducedContacts];
+        const std::uint32_t kept =
+            reduceContactsHolding(m_solver.data(), static_cast<std::uint32_t>(m_solver.size()), cMaxReducedContacts,
+                                  held, heldCount, threshold, chosen);
+        ProximityContact reduced[cMaxReducedContacts];
+        for (std::uint32_t i = 0; i < kept; ++i) reduced[i] = m_solver[chosen[i]];
+        write(request, reduced, kept);
+        m_stats.points += kept;
+    }
+    m_requests.clear();
+    m_stats.totalMs = millisecondsSince(start);
+}
+
+void MeshBatch::write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count) {
+    const btCollisionObjectWrapper body0(nullptr, request.shape[0], request.object[0], request.transform[0],
+                                         request.partId[0], request.index[0]);
+    const btCollisionObjectWrapper body1(nullptr, request.shape[1], request.object[1], request.transform[1],
+                                         request.partId[1], request.index[1]);
+    btManifoldResult result(&body0, &body1);
+    result.setPersistentManifold(request.manifold);
+    const MeshShapeGeometry& a = m_instances.geometry(request.mesh[0]);
+    const MeshShapeGeometry& b = m_instances.geometry(request.mesh[1]);
+    for (std::uint32_t i = 0; i < count; ++i) {
+        const ProximityContact& c = contacts[i];
+        const auto kind = static_cast<ProximityKind>(c.kind);
+        if (!a.convex) {
+            const std::uint32_t t = triangleOf(a, kind, true, c.featureA);
+            result.setShapeIdentifiersA(a.parts[t], a.partTriangles[t]);
+        }
+        if (!b.convex) {
+            const std::uint32_t t = triangleOf(b, kind, false, c.featureB);
+            result.setShapeIdentifiersB(b.parts[t], b.partTriangles[t]);
+        }
+        result.addContactPoint(btVector3(c.normal[0], c.normal[1], c.normal[2]),
+                               btVector3(c.pointB[0], c.pointB[1], c.pointB[2]), c.distance);
+    }
+    if (request.refresh) result.refreshContactPoints();
+}
+
+} // namespace bulletgpu::detail

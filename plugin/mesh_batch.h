@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "bullet_adapter/mesh_instances.h"
+#include "kernels/narrow/geometry/contact_reduction.h"
+
+#include <bulletgpu/CollisionDispatcher.h>
+#include <bulletgpu/TriangleMeshSet.h>
+
+#include <LinearMath/btTransform.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+class btCollisionObject;
+class btCollisionShape;
+class btPersistentManifold;
+struct btCollisionObjectWrapper;
+
+namespace bulletgpu::detail {
+
+/// One mesh pair of a step, as its algorithm saw it: what the manifold write needs once the
+/// wrappers of the near callback are gone.
+struct MeshRequest {
+    MeshCollisionAlgorithm* algorithm = nullptr; ///< Null once cancelled.
+    btPersistentManifold* manifold = nullptr;    ///< Where the contacts go.
+    bool refresh = false;                        ///< The algorithm owns the manifold: refresh it.
+    std::uint32_t mesh[2] = {0, 0};              ///< Engine meshes of body0 and body1.
+    const btCollisionShape* shape[2] = {nullptr, nullptr};
+    const btCollisionObject* object[2] = {nullptr, nullptr};
+    btTransform transform[2]; ///< The wrappers' world transforms.
+    int partId[2] = {-1, -1};
+    int index[2] = {-1, -1};
+};
+
+/// The mesh pairs of a dispatch and the engine they run on.
+class MeshBatch {
+public:
+    /// The engine on the backend `config` resolves to (see NarrowConfig).
+    explicit MeshBatch(const NarrowConfig& config);
+
+    /// The engine meshes of the world's objects.
+    MeshInstances& instances() { return m_instances; }
+    /// Opens the batch: requests wait for run().
+    void open();
+    /// Runs the engine once over the waiting requests, writes their manifolds and closes the batch.
+    void run();
+    /// Queues a pair (or runs it at once when the batch is not open).
+    void submit(MeshCollisionAlgorithm& algorithm, const btCollisionObjectWrapper* body0,
+                const btCollisionObjectWrapper* body1);
+    /// Forgets the waiting request of an algorithm being destroyed.
+    void cancel(const MeshCollisionAlgorithm& algorithm);
+
+    /// The backend the contacts run on.
+    Backend backend() const { return Backend::Cpu; }
+    /// The backend line.
+    const std::string& description() const { return m_description; }
+    /// Counters of the last run.
+    const MeshBatchStats& stats() const { return m_stats; }
+    /// Logs one line to the config's sink.
+    void log(const std::string& line) const;
+
+private:
+    /// Writes a request's reduced contacts into its manifold.
+    void write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count);
+
+    NarrowConfig m_config;
+    std::string m_description;
+    TriangleMeshSet m_set;
+    MeshInstances m_instances;
+    bool m_open = false;
+    bool m_loggedSkip = false;
+    std::vector<MeshRequest> m_requests;
+    std::vector<std::uint32_t> m_order; ///< Queried requests by engine mesh pair.
+    std::vector<MeshPairQuery> m_queries;
+    std::vector<ProximityContact> m_contacts; ///< The engine's feature contacts.
+    std::vector<ProximityContact> m_solver;   ///< One pair's solver contacts.
+    MeshBatchStats m_stats;
+};
+
+} // namespace bulletgpu::detail

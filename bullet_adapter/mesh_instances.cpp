@@ -90,6 +90,9 @@ ContactSurface MeshInstances::surface(std::uint32_t mesh) const {
     s.faceNormals = g.faceNormals.data();
     s.edgeNormals = g.edgeNormals.data();
     s.edges = g.features.edges.data();
+    s.neighbourStarts = g.neighbourStarts.data();
+    s.neighbours = g.neighbours.data();
+    s.edgeOpposite = g.edgeOpposite.data();
     s.transform = instance.transform;
     s.centre = transformPoint(instance.transform, g.centre);
     s.margin = g.margin;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/mesh_shape_geometry.h"
+#include "kernels/narrow/geometry/manifold_contact.h"
 
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
@@ -160,6 +161,38 @@ void orient(MeshShapeGeometry& g) {
     }
 }
 
+/// Fills the vertices' neighbours and the edges' opposite corners from the final triangles.
+void buildAdjacency(MeshShapeGeometry& g) {
+    const std::size_t vertices = g.positions.size() / 3, edges = g.features.edges.size() / 2;
+    g.neighbourStarts.assign(vertices + 1, 0);
+    for (std::size_t e = 0; e < edges; ++e) {
+        ++g.neighbourStarts[g.features.edges[2 * e] + 1];
+        ++g.neighbourStarts[g.features.edges[2 * e + 1] + 1];
+    }
+    for (std::size_t v = 0; v < vertices; ++v) g.neighbourStarts[v + 1] += g.neighbourStarts[v];
+    g.neighbours.assign(g.neighbourStarts.back(), 0);
+    std::vector<std::uint32_t> fill(g.neighbourStarts.begin(), g.neighbourStarts.end() - 1);
+    for (std::size_t e = 0; e < edges; ++e) {
+        const std::uint32_t a = g.features.edges[2 * e], b = g.features.edges[2 * e + 1];
+        g.neighbours[fill[a]++] = b;
+        g.neighbours[fill[b]++] = a;
+    }
+    g.edgeOpposite.assign(2 * edges, cNoVertex);
+    const std::size_t triangles = g.indices.size() / 3;
+    for (std::size_t t = 0; t < triangles; ++t) {
+        for (int side = 0; side < 3; ++side) {
+            const std::uint32_t e = g.features.triangleEdges[3 * t + side];
+            const std::uint32_t opposite = g.indices[3 * t + (side + 2) % 3];
+            std::uint32_t* slots = &g.edgeOpposite[2 * e];
+            if (slots[0] == cNoVertex) {
+                slots[0] = opposite;
+            } else if (slots[1] == cNoVertex) {
+                slots[1] = opposite;
+            }
+        }
+    }
+}
+
 /// Fills the normals, the features and the centre after the triangles are final.
 void finish(MeshShapeGeometry& g) {
     const auto vertices = static_cast<std::uint32_t>(g.positions.size() / 3);
@@ -188,6 +221,7 @@ void finish(MeshShapeGeometry& g) {
             for (int k = 0; k < 3; ++k) edgeSums[3 * e + k] += g.faceNormals[3 * t + k];
         }
     }
+    buildAdjacency(g);
     g.edgeNormals.assign(3 * edges, 0.0f);
     for (std::size_t e = 0; e < edges; ++e) {
         const double* s = &edgeSums[3 * e];

@@ -31,6 +31,10 @@ struct MeshShapeGeometry {
     std::vector<float> edgeNormals;             ///< Unit mean of the adjacent faces' normals per edge.
     std::vector<std::uint32_t> vertexTriangles; ///< A triangle using each vertex (the first).
     std::vector<std::uint32_t> edgeTriangles;   ///< A triangle having each edge (the first).
+    std::vector<std::uint32_t> neighbourStarts; ///< Vertex v's neighbours: neighbours[starts[v], starts[v + 1]).
+    std::vector<std::uint32_t> neighbours;      ///< The vertices sharing an edge with each vertex.
+    std::vector<std::uint32_t> edgeOpposite;    ///< Per edge, the third corners of its first two triangles
+                                                ///< (cNoVertex when it has fewer).
     MeshFeatures features;                      ///< Edges as the engine numbers them.
     double margin = 0;                          ///< Thickness Bullet adds outside the triangles.
     bool convex = false;                        ///< A convex shape (box, hull): identifiers stay the wrapper's.

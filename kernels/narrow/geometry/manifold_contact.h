@@ -20,6 +20,11 @@
 ///  - vertex-face (and face-vertex): the face's normal; depth = the vertex's height over the
 ///    face's plane. Kept only when the vertex projects inside the face (the closest point is the
 ///    projection): a vertex beside the face is the business of the neighbouring face or edge.
+///  - every vertex and edge must face the other surface along the contact normal (supportsVertex,
+///    supportsEdge: no neighbour beyond the plane through it), so that a feature turned away (a
+///    box's side edge near a floor edge, a floor vertex in line with a box's side) gives no
+///    contact pointing sideways: the solver would take those for walls (Bullet's internal-edge
+///    problem).
 ///  - edge-edge: along the closest points, kept only when that points out of B and into A by their
 ///    edge normals (the mean of an edge's faces' normals; for a two-sided surface, towards the
 ///    other's centre), so never a penetration: the direction between edges that passed each other
@@ -33,17 +38,23 @@
 
 namespace bulletgpu {
 
+/// No vertex (an edge with a single triangle has one opposite corner).
+constexpr std::uint32_t cNoVertex = 0xffffffffu;
+
 /// One mesh of a pair as the physics contacts see it (arrays in its own frame).
 struct ContactSurface {
-    const float* positions = nullptr;       ///< x, y, z per vertex.
-    const std::uint32_t* indices = nullptr; ///< Three vertices per triangle.
-    const float* faceNormals = nullptr;     ///< Unit normal per triangle (zero when degenerate).
-    const float* edgeNormals = nullptr;     ///< Unit mean of its faces' normals per edge (MeshFeatures order).
-    const std::uint32_t* edges = nullptr;   ///< Two vertices per edge (MeshFeatures::edges).
-    const double* transform = nullptr;      ///< Row-major 3x4 [R | t] to the world.
-    Vec3d centre{};                         ///< The surface's centre in the world.
-    double margin = 0;                      ///< Thickness added outside the triangles.
-    bool twoSided = false;                  ///< Open: normals face the other surface's centre.
+    const float* positions = nullptr;               ///< x, y, z per vertex.
+    const std::uint32_t* indices = nullptr;         ///< Three vertices per triangle.
+    const float* faceNormals = nullptr;             ///< Unit normal per triangle (zero when degenerate).
+    const float* edgeNormals = nullptr;             ///< Unit mean of its faces' normals per edge (MeshFeatures order).
+    const std::uint32_t* edges = nullptr;           ///< Two vertices per edge (MeshFeatures::edges).
+    const std::uint32_t* neighbourStarts = nullptr; ///< Vertex v's neighbours: [starts[v], starts[v + 1]).
+    const std::uint32_t* neighbours = nullptr;      ///< Vertices sharing an edge, per vertex.
+    const std::uint32_t* edgeOpposite = nullptr;    ///< Third corners of an edge's first two triangles.
+    const double* transform = nullptr;              ///< Row-major 3x4 [R | t] to the world.
+    Vec3d centre{};                                 ///< The surface's centre in the world.
+    double margin = 0;                              ///< Thickness added outside the triangles.
+    bool twoSided = false;                          ///< Open: normals face the other surface's centre.
 };
 
 /// R v for the rotation of a row-major 3x4 transform.
@@ -79,6 +90,34 @@ BULLETGPU_HD bool alongNormal(const Vec3d& v, const Vec3d& n, double scale) {
     return vecDot(lateral, lateral) <= tolerance * tolerance;
 }
 
+/// Whether the world direction `d` is an outward normal of the surface at vertex `v`: no
+/// neighbour of v lies beyond the plane through v with normal d (to a relative tolerance), so
+/// that v is where the surface meets a plane moving in along -d. A vertex's cone is checked only
+/// with neighbours (null arrays: every direction passes).
+BULLETGPU_HD bool supportsVertex(const ContactSurface& s, std::uint32_t v, const Vec3d& d) {
+    if (s.neighbourStarts == nullptr) return true;
+    const Vec3d at = worldVector(s, s.positions, v);
+    for (std::uint32_t i = s.neighbourStarts[v]; i < s.neighbourStarts[v + 1]; ++i) {
+        const Vec3d offset = vecSub(worldVector(s, s.positions, s.neighbours[i]), at);
+        if (vecDot(d, offset) > 1e-6 * sqrt(vecDot(offset, offset))) return false;
+    }
+    return true;
+}
+
+/// Whether the world direction `d` is an outward normal of the surface along edge `e`: the third
+/// corners of its triangles lie on or behind the plane through the edge with normal d.
+BULLETGPU_HD bool supportsEdge(const ContactSurface& s, std::uint32_t e, const Vec3d& d) {
+    if (s.edgeOpposite == nullptr) return true;
+    const Vec3d at = worldVector(s, s.positions, s.edges[2 * e]);
+    for (int k = 0; k < 2; ++k) {
+        const std::uint32_t w = s.edgeOpposite[2 * e + k];
+        if (w == cNoVertex) continue;
+        const Vec3d offset = vecSub(worldVector(s, s.positions, w), at);
+        if (vecDot(d, offset) > 1e-6 * sqrt(vecDot(offset, offset))) return false;
+    }
+    return true;
+}
+
 /// The deepest corner of `t` behind the plane through `on` with unit normal `n`: its depth
 /// (>= 0) and index.
 BULLETGPU_HD double deepestBehind(const Triangle3d& t, const Vec3d& on, const Vec3d& n, int& corner) {
@@ -110,6 +149,7 @@ BULLETGPU_HD bool manifoldContact(const ProximityContact& c, const ContactSurfac
         case ProximityKind::VertexFace: {
             normal = orientNormal(b, worldVector(b, b.faceNormals, c.featureB), pB, a.centre);
             if (vecDot(normal, normal) == 0 || !alongNormal(offset, normal, scale)) return false;
+            if (!supportsVertex(a, c.featureA, vecScale(-1, normal))) return false;
             signedDistance = vecDot(offset, normal);
             break;
         }
@@ -117,6 +157,7 @@ BULLETGPU_HD bool manifoldContact(const ProximityContact& c, const ContactSurfac
             const Vec3d nA = orientNormal(a, worldVector(a, a.faceNormals, c.featureA), pA, b.centre);
             if (vecDot(nA, nA) == 0 || !alongNormal(offset, nA, scale)) return false;
             normal = vecScale(-1, nA);
+            if (!supportsVertex(b, c.featureB, normal)) return false;
             signedDistance = vecDot(offset, normal);
             break;
         }
@@ -136,6 +177,8 @@ BULLETGPU_HD bool manifoldContact(const ProximityContact& c, const ContactSurfac
             normal = length > 1e-9 * scale ? vecScale(1 / length, offset) : unitOrZero(across);
             if (length <= 1e-9 * scale && vecDot(normal, outOfB) < 0) normal = vecScale(-1, normal);
             if (vecDot(normal, outOfB) < 0 || vecDot(normal, outOfA) > 0) return false;
+            if (!supportsEdge(b, c.featureB, normal) || !supportsEdge(a, c.featureA, vecScale(-1, normal)))
+                return false;
             signedDistance = length;
             break;
         }

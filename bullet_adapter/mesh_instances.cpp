@@ -2,9 +2,11 @@
 #include "bullet_adapter/mesh_instances.h"
 
 #include <BulletCollision/CollisionShapes/btCollisionShape.h>
+#include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <LinearMath/btTransform.h>
 
 #include <cmath>
+#include <stdexcept>
 
 namespace bulletgpu {
 namespace {
@@ -14,7 +16,48 @@ bool sameMesh(const MeshShapeGeometry& a, const MeshShapeGeometry& b) {
     return a.positions == b.positions && a.indices == b.indices && a.margin == b.margin && a.convex == b.convex;
 }
 
+/// Writes a GImpact shape's local box (min, max) to `box`; false for other shapes.
+bool gimpactBox(const btCollisionShape* shape, float box[6]) {
+    if (shape->getShapeType() != GIMPACT_SHAPE_PROXYTYPE) return false;
+    const btAABB& local = const_cast<btGImpactShapeInterface*>(static_cast<const btGImpactShapeInterface*>(shape))->getLocalBox();
+    for (int k = 0; k < 3; ++k) {
+        box[k] = static_cast<float>(local.m_min[k]);
+        box[3 + k] = static_cast<float>(local.m_max[k]);
+    }
+    return true;
+}
+
 } // namespace
+
+bool MeshInstances::refit(Shape& entry, MeshShapeGeometry geometry) {
+    if (geometry.indices != entry.geometry.indices) return false;
+    entry.geometry = std::move(geometry);
+    for (std::uint32_t mesh : entry.meshes) m_set.setPositions(mesh, entry.geometry.positions.data());
+    return true;
+}
+
+bool MeshInstances::refreshShape(const btCollisionShape* shape) {
+    const auto found = m_shapes.find(shape);
+    if (found == m_shapes.end() || found->second->live == 0) return false;
+    Shape& entry = *found->second;
+    gimpactBox(shape, entry.box);
+    return refit(entry, meshGeometryOf(shape));
+}
+
+void MeshInstances::followDeformation(std::uint32_t mesh, std::uint64_t pass) {
+    Shape& entry = *m_instances[mesh].shape;
+    if (entry.checkedPass == pass) return;
+    entry.checkedPass = pass;
+    const btCollisionShape* shape = m_instances[mesh].key.shape;
+    float box[6];
+    if (!gimpactBox(shape, box) || std::equal(box, box + 6, entry.box)) return;
+    std::copy(box, box + 6, entry.box);
+    try {
+        refit(entry, meshGeometryOf(shape));
+    } catch (const std::invalid_argument&) {
+        // A vertex went non-finite: the engine keeps the last good mesh.
+    }
+}
 
 MeshInstances::Shape& MeshInstances::shapeEntry(const btCollisionShape* shape) {
     std::unique_ptr<Shape>& entry = m_shapes[shape];
@@ -24,6 +67,7 @@ MeshInstances::Shape& MeshInstances::shapeEntry(const btCollisionShape* shape) {
     if (!entry) {
         entry = std::make_unique<Shape>();
         entry->geometry = std::move(geometry);
+        gimpactBox(shape, entry->box);
     }
     return *entry;
 }
@@ -45,6 +89,7 @@ std::uint32_t MeshInstances::acquire(const MeshInstanceKey& key) {
                              static_cast<std::uint32_t>(g.indices.size() / 3));
         m_instances.resize(mesh + 1);
         m_instances[mesh].shape = &shape;
+        shape.meshes.push_back(mesh);
     }
     Instance& instance = m_instances[mesh];
     instance.key = key;

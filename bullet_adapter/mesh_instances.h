@@ -49,6 +49,15 @@ public:
     /// Counts one user less; at zero the mesh goes idle for its shape's next object.
     void release(std::uint32_t mesh);
 
+    /// Reads the shape of `mesh` again when it is a GImpact shape whose local box changed since
+    /// it was read (Bullet's updateBound after postUpdate: a deformed mesh), once per `pass`. A
+    /// mesh whose triangles changed, or that can no longer be read, keeps its last geometry.
+    void followDeformation(std::uint32_t mesh, std::uint64_t pass);
+    /// Reads `shape`'s vertices again and refits every engine mesh made for it (same
+    /// triangles). Returns false when the shape is not in use or its triangles changed (then the
+    /// old mesh stays). Throws std::invalid_argument as meshGeometryOf does.
+    bool refreshShape(const btCollisionShape* shape);
+
     /// Moves `mesh` to `world` (skipped when unchanged). Returns false, leaving the mesh where it
     /// was, when the transform is not finite.
     bool place(std::uint32_t mesh, const btTransform& world);
@@ -67,8 +76,11 @@ private:
     /// A shape read once, and its idle engine meshes.
     struct Shape {
         MeshShapeGeometry geometry;      ///< The mesh and its normals.
-        std::vector<std::uint32_t> idle; ///< Engine meshes no object uses.
-        int live = 0;                    ///< Engine meshes in use.
+        std::vector<std::uint32_t> idle;   ///< Engine meshes no object uses.
+        std::vector<std::uint32_t> meshes; ///< Every engine mesh made for it.
+        int live = 0;                      ///< Engine meshes in use.
+        float box[6] = {0, 0, 0, 0, 0, 0}; ///< A GImpact shape's local box when read.
+        std::uint64_t checkedPass = 0;     ///< The pass followDeformation last looked at it.
     };
     /// One engine mesh.
     struct Instance {
@@ -79,6 +91,9 @@ private:
         bool placed = false;                                         ///< Placed at least once.
     };
 
+    /// Replaces an entry's geometry with `geometry` read anew and refits its engine meshes;
+    /// false when the triangles differ.
+    bool refit(Shape& entry, MeshShapeGeometry geometry);
     /// The entry of `shape`, read anew when no object uses it (its memory may hold another shape).
     Shape& shapeEntry(const btCollisionShape* shape);
 

@@ -107,6 +107,8 @@ std::string CollisionDispatcher::description() const { return m_batch->descripti
 
 const MeshBatchStats& CollisionDispatcher::meshStats() const { return m_batch->stats(); }
 
+bool CollisionDispatcher::refreshMesh(const btCollisionShape* shape) { return m_batch->instances().refreshShape(shape); }
+
 std::size_t CollisionDispatcher::meshInstances() const { return m_batch->instances().liveCount(); }
 
 } // namespace bulletgpu

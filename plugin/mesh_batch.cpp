@@ -103,6 +103,7 @@ void MeshBatch::cancel(const MeshCollisionAlgorithm& algorithm) {
 void MeshBatch::run() {
     const Clock::time_point start = Clock::now();
     m_open = false;
+    ++m_pass;
     m_stats = MeshBatchStats{};
     m_order.clear();
     m_queries.clear();
@@ -110,6 +111,8 @@ void MeshBatch::run() {
     for (std::uint32_t r = 0; r < m_requests.size(); ++r) {
         MeshRequest& request = m_requests[r];
         if (request.algorithm == nullptr) continue;
+        m_instances.followDeformation(request.mesh[0], m_pass);
+        m_instances.followDeformation(request.mesh[1], m_pass);
         if (!m_instances.place(request.mesh[0], request.transform[0]) ||
             !m_instances.place(request.mesh[1], request.transform[1])) {
             ++m_stats.skippedPairs;

@@ -72,6 +72,7 @@ private:
     MeshInstances m_instances;
     bool m_open = false;
     bool m_loggedSkip = false;
+    std::uint64_t m_pass = 0; ///< Runs so far (deformations are looked for once per run).
     std::vector<MeshRequest> m_requests;
     std::vector<std::uint32_t> m_order; ///< Queried requests by engine mesh pair.
     std::vector<MeshPairQuery> m_queries;

@@ -395,3 +395,48 @@ TEST_CASE("A non-finite transform skips its pair with one log line", "[mesh_disp
     world.removeCollisionObject(&body);
     world.removeCollisionObject(&ground);
 }
+
+TEST_CASE("A deforming GImpact mesh is read again after updateBound", "[mesh_dispatcher]") {
+    // A GImpact box 0.7 over a floor box is stretched down by moving its vertices, then
+    // postUpdate and updateBound, as Bullet asks: the engine reads the new mesh and the contact
+    // with the floor appears at the depth of the stretch.
+    btDefaultCollisionConfiguration configuration;
+    CollisionDispatcher dispatcher(&configuration, MeshWorld::quietConfig());
+    btDbvtBroadphase broadphase;
+    btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+    auto arrays = boxArrays(btVector3(0.5, 0.5, 0.5));
+    btGImpactMeshShape shape(arrays->array.get());
+    shape.setMargin(0);
+    shape.updateBound();
+    btBoxShape floorBox(btVector3(5, 0.5, 5));
+    btCollisionObject mesh, floor;
+    mesh.setCollisionShape(&shape);
+    mesh.setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(0, 1.7f, 0)));
+    floor.setCollisionShape(&floorBox);
+    floor.setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(0, 0, 0)));
+    world.addCollisionObject(&mesh);
+    world.addCollisionObject(&floor);
+    // The gap is 0.7: the broad phase may pair them (AABB margins), but there is no contact.
+    world.performDiscreteCollisionDetection();
+    const auto deepest = [&] {
+        double d = std::numeric_limits<double>::infinity();
+        for (int i = 0; i < dispatcher.getNumManifolds(); ++i) {
+            const btPersistentManifold* m = dispatcher.getManifoldByIndexInternal(i);
+            for (int p = 0; p < m->getNumContacts(); ++p) d = std::min(d, double(m->getContactPoint(p).getDistance()));
+        }
+        return d;
+    };
+    CHECK(deepest() == std::numeric_limits<double>::infinity());
+    // Stretch the bottom face down by 0.75: it now dips 0.05 into the floor.
+    for (std::size_t v = 0; v < arrays->vertices.size(); v += 3) {
+        if (arrays->vertices[v + 1] < 0) arrays->vertices[v + 1] -= 0.75f;
+    }
+    shape.postUpdate();
+    shape.updateBound();
+    world.updateAabbs();
+    world.performDiscreteCollisionDetection();
+    CHECK(deepest() == Approx(-0.05).margin(1e-4));
+    CHECK(dispatcher.refreshMesh(&shape));
+    world.removeCollisionObject(&floor);
+    world.removeCollisionObject(&mesh);
+}

@@ -71,6 +71,12 @@ public:
     std::string description() const;
     /// Counters of the last dispatch's mesh batch.
     const MeshBatchStats& meshStats() const;
+    /// Reads a mesh shape's vertices again after the app moved them and refits the engine meshes
+    /// of every object that uses it. GImpact shapes need not be named: one whose local box changed
+    /// (postUpdate and updateBound, as Bullet asks) is read again at the next dispatch. Returns
+    /// false when no pair uses the shape or its triangles changed (the mesh is then kept as it
+    /// was). Throws std::invalid_argument when a vertex is not finite.
+    bool refreshMesh(const btCollisionShape* shape);
     /// Engine meshes in use (one per object and mesh shape of a live mesh pair).
     std::size_t meshInstances() const;
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Zlib
+#include "support/environment_override.h"
 #include "support/bullet_harness.h"
 
 #include <bulletgpu/Broadphase.h>
@@ -22,32 +23,6 @@
 using namespace bulletgpu;
 using namespace bulletgpu::test;
 
-namespace {
-
-/// Sets an environment variable for a test and restores its old value (or its absence) after.
-class EnvironmentOverride {
-public:
-    explicit EnvironmentOverride(const char* name) : m_name(name) {
-        if (const char* value = std::getenv(name)) m_saved = value;
-    }
-    EnvironmentOverride(const EnvironmentOverride&) = delete;
-    EnvironmentOverride& operator=(const EnvironmentOverride&) = delete;
-    ~EnvironmentOverride() {
-        if (m_saved) {
-            setenv(m_name, m_saved->c_str(), 1);
-        } else {
-            unsetenv(m_name);
-        }
-    }
-    /// Gives the variable this value.
-    void set(const char* value) const { setenv(m_name, value, 1); }
-
-private:
-    const char* m_name;
-    std::optional<std::string> m_saved;
-};
-
-} // namespace
 
 TEST_CASE("Broadphase: equals brute force and btSimpleBroadphase under churn", "[broadphase]") {
     const MarginBoxes margins = GENERATE(MarginBoxes::Off, MarginBoxes::On);

@@ -2,9 +2,12 @@
 // bulletgpu::CollisionDispatcher: which pairs it takes, contacts against a brute-force oracle on
 // frozen configurations, physics against Bullet's own algorithms, persistent manifolds, shared
 // and scaled shapes, objects added and removed, bad input.
+#include "support/environment_override.h"
 #include "support/mesh_world.h"
+#include "support/test_skip.h"
 
 #include "bullet_adapter/mesh_shape_geometry.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/reference/brute_force_ccd.h"
 
 #include <catch2/catch.hpp>
@@ -19,6 +22,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <stdexcept>
 #include <limits>
 #include <string>
 #include <vector>
@@ -58,8 +63,7 @@ std::unique_ptr<btConvexHullShape> boxHull(const btVector3& h) {
 std::unique_ptr<MeshArrays> boxArrays(const btVector3& h) {
     auto m = std::make_unique<MeshArrays>();
     for (int c = 0; c < 8; ++c) {
-        m->vertices.insert(m->vertices.end(),
-                           {c & 1 ? h.x() : -h.x(), c & 2 ? h.y() : -h.y(), c & 4 ? h.z() : -h.z()});
+        m->vertices.insert(m->vertices.end(), {c & 1 ? h.x() : -h.x(), c & 2 ? h.y() : -h.y(), c & 4 ? h.z() : -h.z()});
     }
     const int faces[6][4] = {{0, 2, 6, 4}, {1, 5, 7, 3}, {0, 4, 5, 1}, {2, 3, 7, 6}, {0, 1, 3, 2}, {4, 6, 7, 5}};
     for (const auto& f : faces) m->indices.insert(m->indices.end(), {f[0], f[1], f[2], f[0], f[2], f[3]});
@@ -81,7 +85,8 @@ std::vector<btPersistentManifold*> manifoldsOf(btDispatcher& dispatcher, const b
 double deepestPoint(btDispatcher& dispatcher, const btCollisionObject* body) {
     double deepest = std::numeric_limits<double>::infinity();
     for (btPersistentManifold* m : manifoldsOf(dispatcher, body)) {
-        for (int p = 0; p < m->getNumContacts(); ++p) deepest = std::min(deepest, double(m->getContactPoint(p).getDistance()));
+        for (int p = 0; p < m->getNumContacts(); ++p)
+            deepest = std::min(deepest, double(m->getContactPoint(p).getDistance()));
     }
     return deepest;
 }
@@ -292,8 +297,8 @@ TEST_CASE("A resting stack on a mesh keeps its manifold points and impulses", "[
                 if (point.getLifeTime() > 60 && point.getAppliedImpulse() > 0) ++oldPoints;
             }
         }
-        INFO((narrow == MeshNarrowPhase::Bullet ? "Bullet" : "ours") << ": " << oldPoints << " of " << points
-                                                                      << " points older than 60 steps");
+        INFO((narrow == MeshNarrowPhase::Bullet ? "Bullet" : "ours")
+             << ": " << oldPoints << " of " << points << " points older than 60 steps");
         if (narrow == MeshNarrowPhase::BulletGpu) {
             CHECK(oldPoints >= 9);
             CHECK(stack.back()->getWorldTransform().getOrigin().y() == Approx(2.5 + 3 * 0.02).margin(0.02));
@@ -439,4 +444,88 @@ TEST_CASE("A deforming GImpact mesh is read again after updateBound", "[mesh_dis
     CHECK(dispatcher.refreshMesh(&shape));
     world.removeCollisionObject(&floor);
     world.removeCollisionObject(&mesh);
+}
+
+TEST_CASE("The mesh backend: Cuda without a GPU throws, Auto falls back with one line", "[mesh_dispatcher]") {
+    const EnvironmentOverride variable("BULLETGPU_BACKEND");
+    unsetenv("BULLETGPU_BACKEND");
+    btDefaultCollisionConfiguration configuration;
+    std::vector<std::string> lines;
+    NarrowConfig config;
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
+    const bool gpu = probeCudaDevice(0).usable;
+    if (!gpu) {
+        config.backend = Backend::Cuda;
+        CHECK_THROWS_AS(CollisionDispatcher(&configuration, config), std::runtime_error);
+    }
+    config.backend = Backend::Auto;
+    const CollisionDispatcher automatic(&configuration, config);
+    CHECK(automatic.backend() == Backend::Cpu);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("CPU") != std::string::npos);
+    variable.set(" CPU ");
+    lines.clear();
+    const CollisionDispatcher overridden(&configuration, config);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("asked for cpu") != std::string::npos);
+    variable.set("gpu");
+    CHECK_THROWS_AS(CollisionDispatcher(&configuration, config), std::runtime_error);
+}
+
+TEST_CASE("Mesh manifolds on CUDA equal the CPU's", "[mesh_dispatcher][cuda]") {
+    const CudaDeviceProbe probe = probeCudaDevice(0);
+    if (!probe.usable) {
+        skipTestCase("mesh manifolds on CUDA: " + probe.reason);
+        return;
+    }
+    // The contact query has no device path yet: with a device, Backend::Cuda runs the same host
+    // code, so the manifolds are the CPU's by construction.
+    NarrowConfig config = MeshWorld::quietConfig();
+    config.backend = Backend::Cuda;
+    MeshWorld cuda(MeshNarrowPhase::BulletGpu, config), cpu(MeshNarrowPhase::BulletGpu);
+    for (MeshWorld* w : {&cuda, &cpu}) {
+        w->addStaticMesh(groundGrid(10, 1));
+        btGImpactMeshShape* torus = w->gimpactShape(torusArrays(24, 12, 1, 0.3f), 0.01f);
+        w->addBody(torus, 1, btVector3(0.3f, 1, 0.1f), btQuaternion(btVector3(1, 0, 0), 0.4f));
+        w->step(90);
+    }
+    REQUIRE(cuda.dispatcher->getNumManifolds() == cpu.dispatcher->getNumManifolds());
+    for (int i = 0; i < cpu.dispatcher->getNumManifolds(); ++i) {
+        const btPersistentManifold* a = cuda.dispatcher->getManifoldByIndexInternal(i);
+        const btPersistentManifold* b = cpu.dispatcher->getManifoldByIndexInternal(i);
+        REQUIRE(a->getNumContacts() == b->getNumContacts());
+        for (int p = 0; p < a->getNumContacts(); ++p) {
+            CHECK(a->getContactPoint(p).getPositionWorldOnB() == b->getContactPoint(p).getPositionWorldOnB());
+            CHECK(a->getContactPoint(p).getDistance() == b->getContactPoint(p).getDistance());
+        }
+    }
+}
+
+TEST_CASE("processCollision outside a dispatch writes the contacts at once", "[mesh_dispatcher]") {
+    btDefaultCollisionConfiguration configuration;
+    CollisionDispatcher dispatcher(&configuration, MeshWorld::quietConfig());
+    auto arrays = groundGrid(4, 1);
+    btBvhTriangleMeshShape groundShape(arrays->array.get(), true);
+    btBoxShape box(btVector3(0.5, 0.5, 0.5));
+    btCollisionObject ground, body;
+    ground.setCollisionShape(&groundShape);
+    body.setCollisionShape(&box);
+    body.setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(0.2f, 0.49f, 0.1f)));
+    const btCollisionObjectWrapper wrapBody(nullptr, &box, &body, body.getWorldTransform(), -1, -1);
+    const btCollisionObjectWrapper wrapGround(nullptr, &groundShape, &ground, ground.getWorldTransform(), -1, -1);
+    btCollisionAlgorithm* algorithm =
+        dispatcher.findAlgorithm(&wrapBody, &wrapGround, nullptr, BT_CONTACT_POINT_ALGORITHMS);
+    REQUIRE(dynamic_cast<MeshCollisionAlgorithm*>(algorithm) != nullptr);
+    btManifoldResult result(&wrapBody, &wrapGround);
+    algorithm->processCollision(&wrapBody, &wrapGround, btDispatcherInfo(), &result);
+    const btPersistentManifold* manifold = static_cast<MeshCollisionAlgorithm*>(algorithm)->manifold();
+    CHECK(manifold->getNumContacts() == 4);
+    for (int p = 0; p < manifold->getNumContacts(); ++p) {
+        CHECK(manifold->getContactPoint(p).getDistance() == Approx(-0.01).margin(1e-5));
+        // Body0 is the box: the normal on the ground points up to it.
+        CHECK(manifold->getContactPoint(p).m_normalWorldOnB.y() == Approx(1));
+    }
+    algorithm->~btCollisionAlgorithm();
+    dispatcher.freeCollisionAlgorithm(algorithm);
+    CHECK(dispatcher.meshInstances() == 0);
 }

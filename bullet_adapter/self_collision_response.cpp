@@ -54,8 +54,7 @@ double segmentParameter(const Vec3d& x, const Vec3d& a, const Vec3d& b) {
 }
 
 /// The two sides of `pair` at the end positions, as weighted points at their closest points.
-void closestSides(const SelfCollisionMesh& m, const CcdFeaturePair& pair, WeightedPoint& sideA,
-                  WeightedPoint& sideB) {
+void closestSides(const SelfCollisionMesh& m, const CcdFeaturePair& pair, WeightedPoint& sideA, WeightedPoint& sideB) {
     if (pair.kind == CcdFeatureKind::VertexFace) {
         const std::uint32_t* t = m.indices + 3 * pair.b;
         const Vec3d a = load(m.end, t[0]), b = load(m.end, t[1]), c = load(m.end, t[2]);
@@ -126,8 +125,10 @@ void projectPair(const SelfCollisionMesh& m, const CcdFeaturePair& pair, double 
     }
     if (separation >= thickness) return;
     double weightSum = 0;
-    for (int i = 0; i < sideA.count; ++i) weightSum += sideA.weight[i] * sideA.weight[i] * m.inverseMass[sideA.vertex[i]];
-    for (int i = 0; i < sideB.count; ++i) weightSum += sideB.weight[i] * sideB.weight[i] * m.inverseMass[sideB.vertex[i]];
+    for (int i = 0; i < sideA.count; ++i)
+        weightSum += sideA.weight[i] * sideA.weight[i] * m.inverseMass[sideA.vertex[i]];
+    for (int i = 0; i < sideB.count; ++i)
+        weightSum += sideB.weight[i] * sideB.weight[i] * m.inverseMass[sideB.vertex[i]];
     if (!(weightSum > 0)) return;
     const double lambda = (thickness - separation) / weightSum;
     moveSide(m, sideA, lambda, n);
@@ -143,8 +144,8 @@ void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs
 }
 
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
-                                       const ContinuousOptions& options, CcdFrameQuery& query,
-                                       CcdFrameResult& result, std::vector<std::uint8_t>& frozen) {
+                                       const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
+                                       std::vector<std::uint8_t>& frozen) {
     ContinuousResult out;
     frozen.assign(mesh.vertexCount, 0);
     const CcdMesh ccdMesh{mesh.start, mesh.end, mesh.vertexCount, mesh.indices, mesh.triangleCount};

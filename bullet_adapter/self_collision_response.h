@@ -37,12 +37,12 @@ void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs
 
 /// Settings of the continuous stage.
 struct ContinuousOptions {
-    double eta = 0;                       ///< Separation the CCD query keeps (>= 0).
-    double thickness = 0;                 ///< Thickness the projection of impacts restores.
-    int iterations = 1;                   ///< Projection iterations per round.
-    std::uint32_t projectionRounds = 2;   ///< Rounds whose impacts are projected before freezing.
-    std::uint32_t freezeRounds = 16;      ///< Rounds that freeze vertices before reverting all.
-    int threads = 1;                      ///< OpenMP threads of the CCD query.
+    double eta = 0;                     ///< Separation the CCD query keeps (>= 0).
+    double thickness = 0;               ///< Thickness the projection of impacts restores.
+    int iterations = 1;                 ///< Projection iterations per round.
+    std::uint32_t projectionRounds = 2; ///< Rounds whose impacts are projected before freezing.
+    std::uint32_t freezeRounds = 16;    ///< Rounds that freeze vertices before reverting all.
+    int threads = 1;                    ///< OpenMP threads of the CCD query.
 };
 
 /// Outcome of the continuous stage.
@@ -62,7 +62,7 @@ struct ContinuousResult {
 /// without any two features that share no vertex coming within eta (as far as the CCD query
 /// sees; it has no false negatives), or is the start state. `frozen` is scratch.
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
-                                       const ContinuousOptions& options, CcdFrameQuery& query,
-                                       CcdFrameResult& result, std::vector<std::uint8_t>& frozen);
+                                       const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
+                                       std::vector<std::uint8_t>& frozen);
 
 } // namespace bulletgpu

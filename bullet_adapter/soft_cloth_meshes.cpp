@@ -36,13 +36,8 @@ bool pairOf(const ProximityContact& c, CcdFeaturePair& pair) {
 } // namespace
 
 SelfCollisionMesh ClothMesh::view() {
-    return SelfCollisionMesh{nodeCount,
-                             indices.data(),
-                             faceCount,
-                             features.edges.data(),
-                             start.data(),
-                             end.data(),
-                             inverseMass.data()};
+    return SelfCollisionMesh{nodeCount,    indices.data(), faceCount,         features.edges.data(),
+                             start.data(), end.data(),     inverseMass.data()};
 }
 
 SoftClothMeshes::SoftClothMeshes(Backend backend, int threadsOrDevice)

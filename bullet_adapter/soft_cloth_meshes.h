@@ -23,20 +23,20 @@ namespace bulletgpu {
 
 /// One soft body's faces and its buffers.
 struct ClothMesh {
-    btSoftBody* body = nullptr;                 ///< The soft body.
-    std::uint32_t mesh = 0;                     ///< Its engine mesh.
-    std::uint32_t nodeCount = 0;                ///< Nodes when it was registered.
-    std::uint32_t faceCount = 0;                ///< Faces when it was registered.
-    double thickness = 0;                       ///< Distance kept between its features.
-    std::vector<std::uint32_t> indices;         ///< Three node indices per face.
-    MeshFeatures features;                      ///< Edges, as the engine numbers them.
-    std::vector<float> positions;               ///< m_x as floats, for the engine.
-    std::vector<double> start;                  ///< m_x at the start of the step.
-    std::vector<double> end;                    ///< m_x after Bullet's solver, then corrected.
-    std::vector<double> inverseMass;            ///< m_im per node.
-    std::vector<CcdFeaturePair> excluded;       ///< Pairs within the thickness when it joined, sorted.
-    std::vector<CcdFeaturePair> pairs;          ///< This step's contact pairs.
-    bool started = false;                       ///< start holds this step's positions.
+    btSoftBody* body = nullptr;           ///< The soft body.
+    std::uint32_t mesh = 0;               ///< Its engine mesh.
+    std::uint32_t nodeCount = 0;          ///< Nodes when it was registered.
+    std::uint32_t faceCount = 0;          ///< Faces when it was registered.
+    double thickness = 0;                 ///< Distance kept between its features.
+    std::vector<std::uint32_t> indices;   ///< Three node indices per face.
+    MeshFeatures features;                ///< Edges, as the engine numbers them.
+    std::vector<float> positions;         ///< m_x as floats, for the engine.
+    std::vector<double> start;            ///< m_x at the start of the step.
+    std::vector<double> end;              ///< m_x after Bullet's solver, then corrected.
+    std::vector<double> inverseMass;      ///< m_im per node.
+    std::vector<CcdFeaturePair> excluded; ///< Pairs within the thickness when it joined, sorted.
+    std::vector<CcdFeaturePair> pairs;    ///< This step's contact pairs.
+    bool started = false;                 ///< start holds this step's positions.
 
     /// The response's view of the buffers.
     SelfCollisionMesh view();
@@ -74,11 +74,11 @@ private:
     /// Adds the engine mesh of `cloth` (re-reading its topology when `fresh`).
     void addMesh(ClothMesh& cloth, bool fresh);
 
-    std::unique_ptr<TriangleMeshSet> m_engine;  ///< The engine.
-    std::vector<ClothMesh> m_cloths;            ///< Cloths in the order of the world's bodies.
-    std::vector<MeshPairQuery> m_queries;       ///< One self query per active cloth.
-    std::vector<std::uint32_t> m_queryCloth;    ///< Cloth of each engine mesh.
-    std::vector<ProximityContact> m_contacts;   ///< The query's output.
+    std::unique_ptr<TriangleMeshSet> m_engine; ///< The engine.
+    std::vector<ClothMesh> m_cloths;           ///< Cloths in the order of the world's bodies.
+    std::vector<MeshPairQuery> m_queries;      ///< One self query per active cloth.
+    std::vector<std::uint32_t> m_queryCloth;   ///< Cloth of each engine mesh.
+    std::vector<ProximityContact> m_contacts;  ///< The query's output.
 };
 
 } // namespace bulletgpu

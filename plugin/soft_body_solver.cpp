@@ -14,13 +14,13 @@ namespace bulletgpu {
 
 /// What stands behind the solver: the cloths on the engine, the CCD query and scratch buffers.
 struct SoftBodySolver::Engine {
-    SoftClothMeshes cloths;          ///< The cloths' meshes and step buffers.
-    CcdFrameQuery ccd;               ///< The continuous query (reuses its buffers).
-    CcdFrameResult ccdResult;        ///< Its output.
+    SoftClothMeshes cloths;           ///< The cloths' meshes and step buffers.
+    CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
+    CcdFrameResult ccdResult;         ///< Its output.
     std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
-    std::vector<char> selected;      ///< Whether each world body takes part.
-    std::vector<double> thickness;   ///< Thickness of each world body.
-    int threads;                     ///< CPU threads of the CCD query.
+    std::vector<char> selected;       ///< Whether each world body takes part.
+    std::vector<double> thickness;    ///< Thickness of each world body.
+    int threads;                      ///< CPU threads of the CCD query.
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
@@ -45,8 +45,8 @@ const SoftCollisionConfig& checked(const SoftCollisionConfig& config) {
 SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(checked(config)) {
     const int threads = cpuThreads(config.threads);
     const bool cuda = config.backend == Backend::Cuda;
-    m_engine = std::make_unique<Engine>(cuda ? Backend::Cuda : Backend::Cpu, cuda ? config.cudaDevice : threads,
-                                        threads);
+    m_engine =
+        std::make_unique<Engine>(cuda ? Backend::Cuda : Backend::Cpu, cuda ? config.cudaDevice : threads, threads);
 }
 
 SoftBodySolver::~SoftBodySolver() = default;

@@ -102,8 +102,7 @@ inline std::vector<float> nodePositions(const btSoftBody& body) {
 class IntersectionCounter {
 public:
     /// A counter for `body`'s faces.
-    explicit IntersectionCounter(const btSoftBody& body)
-        : m_set(Backend::Cpu, 1), m_indices(faceIndices(body)) {
+    explicit IntersectionCounter(const btSoftBody& body) : m_set(Backend::Cpu, 1), m_indices(faceIndices(body)) {
         const std::vector<float> positions = nodePositions(body);
         m_mesh = m_set.addMesh(positions.data(), static_cast<std::uint32_t>(body.m_nodes.size()), m_indices.data(),
                                static_cast<std::uint32_t>(m_indices.size() / 3));

@@ -41,13 +41,13 @@ struct SoftCollisionConfig {
 
 /// Counters of the last step, summed over the cloths.
 struct SoftCollisionStats {
-    std::uint32_t cloths = 0;           ///< Cloths whose self-collision ran.
-    std::uint64_t contactPairs = 0;     ///< Vertex-face and edge-edge pairs within the thickness.
-    std::uint64_t impacts = 0;          ///< CCD impacts left after the discrete projection.
-    std::uint64_t ccdQueries = 0;       ///< CCD queries run.
-    std::uint64_t frozenNodes = 0;      ///< Nodes put back at their start position by the failsafe.
-    std::uint32_t revertedCloths = 0;   ///< Cloths put back whole at their start.
-    double milliseconds = 0;            ///< Time of the self-collision stage.
+    std::uint32_t cloths = 0;         ///< Cloths whose self-collision ran.
+    std::uint64_t contactPairs = 0;   ///< Vertex-face and edge-edge pairs within the thickness.
+    std::uint64_t impacts = 0;        ///< CCD impacts left after the discrete projection.
+    std::uint64_t ccdQueries = 0;     ///< CCD queries run.
+    std::uint64_t frozenNodes = 0;    ///< Nodes put back at their start position by the failsafe.
+    std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
+    double milliseconds = 0;          ///< Time of the self-collision stage.
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic
@@ -91,10 +91,10 @@ private:
     /// Runs the self-collision stage on every cloth.
     void collideCloths();
 
-    SoftCollisionConfig m_config;                             ///< Settings.
-    std::unique_ptr<Engine> m_engine;                         ///< The cloths on the engine, the CCD query, scratch.
-    std::unordered_map<const btSoftBody*, bool> m_switches;   ///< Per-body overrides.
-    SoftCollisionStats m_stats;                               ///< Counters of the last step.
+    SoftCollisionConfig m_config;                           ///< Settings.
+    std::unique_ptr<Engine> m_engine;                       ///< The cloths on the engine, the CCD query, scratch.
+    std::unordered_map<const btSoftBody*, bool> m_switches; ///< Per-body overrides.
+    SoftCollisionStats m_stats;                             ///< Counters of the last step.
 };
 
 } // namespace bulletgpu

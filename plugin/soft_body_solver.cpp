@@ -2,6 +2,7 @@
 #include <bulletgpu/SoftBodySolver.h>
 
 #include "bullet_adapter/soft_cloth_meshes.h"
+#include "bullet_adapter/soft_rope_chains.h"
 #include "backend_choice.h"
 
 #include <BulletSoftBody/btSoftBody.h>
@@ -14,7 +15,9 @@ namespace bulletgpu {
 
 /// What stands behind the solver: the cloths on the engine, the CCD query and scratch buffers.
 struct SoftBodySolver::Engine {
-    SoftClothMeshes cloths;           ///< The cloths' meshes and step buffers.
+    SoftClothMeshes cloths;
+    SoftRopeChains
+        ropes; ///< The ropes' sphere chains and step buffers.           ///< The cloths' meshes and step buffers.
     CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
     CcdFrameResult ccdResult;         ///< Its output.
     std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
@@ -24,7 +27,7 @@ struct SoftBodySolver::Engine {
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
-        : cloths(backend, threadsOrDevice), threads(cpuThreads) {}
+        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), threads(cpuThreads) {}
 };
 
 namespace {
@@ -35,6 +38,7 @@ const SoftCollisionConfig& checked(const SoftCollisionConfig& config) {
     if (!std::isfinite(config.thickness))
         throw std::invalid_argument("bulletgpu::SoftCollisionConfig: thickness is not finite");
     if (config.iterations < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: iterations < 0");
+    if (config.ropeRounds < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ropeRounds < 0");
     if (!(config.ccdEtaFraction >= 0 && config.ccdEtaFraction < 1))
         throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ccdEtaFraction outside [0, 1)");
     return config;
@@ -68,19 +72,21 @@ void SoftBodySolver::optimize(btAlignedObjectArray<btSoftBody*>& softBodies, boo
         e.thickness[i] = m_config.thickness > 0 ? m_config.thickness : softBodies[i]->getCollisionShape()->getMargin();
     }
     e.cloths.sync(softBodies, e.selected, e.thickness);
+    e.ropes.sync(softBodies, e.selected, e.thickness);
 }
 
 void SoftBodySolver::predictMotion(btScalar solverdt) {
     m_engine->cloths.recordStart();
+    m_engine->ropes.recordStart();
     btDefaultSoftBodySolver::predictMotion(solverdt);
 }
 
 void SoftBodySolver::solveConstraints(btScalar solverdt) {
     btDefaultSoftBodySolver::solveConstraints(solverdt);
-    collideCloths();
+    collideSoftBodies();
 }
 
-void SoftBodySolver::collideCloths() {
+void SoftBodySolver::collideSoftBodies() {
     const auto begin = std::chrono::steady_clock::now();
     m_stats = SoftCollisionStats{};
     Engine& e = *m_engine;
@@ -105,6 +111,9 @@ void SoftBodySolver::collideCloths() {
         }
         e.cloths.writeBack(cloth, cloth.body->m_sst.sdt);
     }
+    e.ropes.collide(m_config.iterations, m_config.ropeRounds);
+    m_stats.ropes = e.ropes.ropeCount();
+    m_stats.ropePairs = e.ropes.pairCount();
     m_stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
 }
 

@@ -18,7 +18,8 @@
 
 namespace bulletgpu::test {
 
-/// A soft-rigid world with a static ground box (top at y = 0) and cloths, owning everything.
+/// A soft-rigid world with a static ground box (top at y = 0) and cloths and ropes, owning
+/// everything.
 class ClothWorld {
 public:
     /// A world whose soft bodies use `softSolver` (Bullet's default when null).
@@ -49,6 +50,18 @@ public:
             btSoftBodyHelpers::CreatePatch(m_world.getWorldInfo(), c00, c10, c01, c11, nodes, nodes, fixeds, true);
         body->getCollisionShape()->setMargin(margin);
         body->generateBendingConstraints(2);
+        body->m_cfg.piterations = 4;
+        body->setTotalMass(1);
+        m_cloths.emplace_back(body);
+        m_world.addSoftBody(body);
+        return body;
+    }
+
+    /// Adds a rope of `nodes` nodes from `from` to `to` (CreateRope, ends pinned by `fixeds`),
+    /// collision margin `margin`.
+    btSoftBody* addRope(const btVector3& from, const btVector3& to, int nodes, int fixeds, btScalar margin) {
+        btSoftBody* body = btSoftBodyHelpers::CreateRope(m_world.getWorldInfo(), from, to, nodes - 2, fixeds);
+        body->getCollisionShape()->setMargin(margin);
         body->m_cfg.piterations = 4;
         body->setTotalMass(1);
         m_cloths.emplace_back(body);

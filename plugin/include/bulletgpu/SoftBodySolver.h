@@ -23,15 +23,19 @@ struct SoftCollisionConfig {
     int threads = 0;
     /// The CUDA device for Backend::Cuda. Must be >= 0.
     int cudaDevice = 0;
-    /// Self-collision of every soft body with faces (cloth); SoftBodySolver::setSelfCollision
+    /// Self-collision of every soft body with faces (cloth) and of every rope (no faces, links
+    /// joining consecutive nodes), ropes against ropes too; SoftBodySolver::setSelfCollision
     /// overrides it per body.
     bool selfCollision = true;
     /// Distance kept between a cloth's features; 0 or less: each body's collision margin
     /// (btSoftBody::getCollisionShape()->getMargin()). Feature pairs already within it when a
     /// body joins (a fine cloth's neighbours) are never pushed apart.
     double thickness = 0;
-    /// Gauss-Seidel passes of the position projection over a step's contact pairs.
+    /// Gauss-Seidel passes of the position projection over a step's contact pairs (cloth and rope).
     int iterations = 4;
+    /// Most rounds of rope contact search and projection a step (each round searches anew; they
+    /// stop once every pair keeps its distance).
+    int ropeRounds = 8;
     /// Whether the continuous stage runs: CCD from the step's start to its end, impacts
     /// projected, then the failsafe that puts impacting nodes back where they started.
     bool continuous = true;
@@ -47,6 +51,8 @@ struct SoftCollisionStats {
     std::uint64_t ccdQueries = 0;     ///< CCD queries run.
     std::uint64_t frozenNodes = 0;    ///< Nodes put back at their start position by the failsafe.
     std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
+    std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
+    std::uint64_t ropePairs = 0;      ///< Rope node pairs within the thickness (one rope or two).
     double milliseconds = 0;          ///< Time of the self-collision stage.
 };
 
@@ -88,8 +94,8 @@ public:
 private:
     struct Engine;
 
-    /// Runs the self-collision stage on every cloth.
-    void collideCloths();
+    /// Runs the self-collision stage on every cloth, then the ropes' stage.
+    void collideSoftBodies();
 
     SoftCollisionConfig m_config;                           ///< Settings.
     std::unique_ptr<Engine> m_engine;                       ///< The cloths on the engine, the CCD query, scratch.

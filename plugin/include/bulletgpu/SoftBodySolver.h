@@ -27,9 +27,10 @@ struct SoftCollisionConfig {
     /// joining consecutive nodes), ropes against ropes too; SoftBodySolver::setSelfCollision
     /// overrides it per body.
     bool selfCollision = true;
-    /// Distance kept between a cloth's features; 0 or less: each body's collision margin
-    /// (btSoftBody::getCollisionShape()->getMargin()). Feature pairs already within it when a
-    /// body joins (a fine cloth's neighbours) are never pushed apart.
+    /// Distance kept between a cloth's features and between a rope's nodes (twice their sphere
+    /// radius); 0 or less: each body's collision margin (btSoftBody::getCollisionShape()->
+    /// getMargin()). Cloth feature pairs already within it when a body joins (a fine cloth's
+    /// neighbours) and rope nodes within it along the rope at rest are never pushed apart.
     double thickness = 0;
     /// Gauss-Seidel passes of the position projection over a step's contact pairs (cloth and rope).
     int iterations = 4;
@@ -43,7 +44,7 @@ struct SoftCollisionConfig {
     double ccdEtaFraction = 0.01;
 };
 
-/// Counters of the last step, summed over the cloths.
+/// Counters of the last step, summed over the cloths and ropes.
 struct SoftCollisionStats {
     std::uint32_t cloths = 0;         ///< Cloths whose self-collision ran.
     std::uint64_t contactPairs = 0;   ///< Vertex-face and edge-edge pairs within the thickness.
@@ -52,8 +53,8 @@ struct SoftCollisionStats {
     std::uint64_t frozenNodes = 0;    ///< Nodes put back at their start position by the failsafe.
     std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
     std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
-    std::uint64_t ropePairs = 0;      ///< Rope node pairs within the thickness (one rope or two).
-    double milliseconds = 0;          ///< Time of the self-collision stage.
+    std::uint64_t ropePairs = 0;      ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
+    double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic
@@ -64,7 +65,9 @@ struct SoftCollisionStats {
 /// thickness are projected apart (mass weighted, on the side they were on at the step's start,
 /// velocities changed by the moves over the step), and the continuous stage makes sure the step
 /// creates no intersection: a cloth free of intersecting non-adjacent triangles at the start of a
-/// step is free of them at its end (see bullet_adapter/self_collision_response.h).
+/// step is free of them at its end (see bullet_adapter/self_collision_response.h). Ropes are
+/// sphere chains whose touching non-neighbour nodes, within a rope and between ropes, are
+/// projected to the thickness apart (bullet_adapter/soft_rope_chains.h; no continuous stage).
 class SoftBodySolver : public btDefaultSoftBodySolver {
 public:
     /// A solver with `config`. Throws std::invalid_argument on a bad config, std::runtime_error
@@ -73,8 +76,8 @@ public:
     /// Frees the engine.
     ~SoftBodySolver() override;
 
-    /// Implements btSoftBodySolver::optimize: keeps the cloths' engine meshes in line with the
-    /// world's soft bodies (added, removed, switched), then Bullet's.
+    /// Implements btSoftBodySolver::optimize: Bullet's, then keeps the cloths' engine meshes and
+    /// the ropes' chains in line with the world's soft bodies (added, removed, switched).
     void optimize(btAlignedObjectArray<btSoftBody*>& softBodies, bool forceUpdate = false) override;
     /// Implements btSoftBodySolver::predictMotion: records the start positions, then Bullet's.
     void predictMotion(btScalar solverdt) override;
@@ -92,13 +95,14 @@ public:
     const SoftCollisionStats& stats() const { return m_stats; }
 
 private:
+    /// The cloths' meshes, the ropes' chains, the CCD query and scratch (defined in the source).
     struct Engine;
 
     /// Runs the self-collision stage on every cloth, then the ropes' stage.
     void collideSoftBodies();
 
     SoftCollisionConfig m_config;                           ///< Settings.
-    std::unique_ptr<Engine> m_engine;                       ///< The cloths on the engine, the CCD query, scratch.
+    std::unique_ptr<Engine> m_engine;                       ///< What stands behind the solver.
     std::unordered_map<const btSoftBody*, bool> m_switches; ///< Per-body overrides.
     SoftCollisionStats m_stats;                             ///< Counters of the last step.
 };

@@ -3,12 +3,14 @@
 // that falls over and folds onto itself never has two triangles sharing no vertex that meet, where
 // Bullet's default solver lets it pass through itself; everything else stays Bullet's.
 #include "support/cloth_scene.h"
+#include "support/test_skip.h"
 
 #include <bulletgpu/SoftBodySolver.h>
 
 #include <catch2/catch.hpp>
 
 #include <memory>
+#include <stdexcept>
 
 namespace {
 
@@ -162,4 +164,33 @@ TEST_CASE("SoftCollisionConfig is checked", "[soft][self]") {
     config = SoftCollisionConfig{};
     config.iterations = -1;
     CHECK_THROWS_AS(SoftBodySolver(config), std::invalid_argument);
+}
+
+TEST_CASE("The CUDA backend steps cloth and rope as the CPU backend does, bit for bit", "[soft][self][cuda]") {
+    SoftCollisionConfig config;
+    config.threads = 1;
+    config.backend = bulletgpu::Backend::Cuda;
+    std::unique_ptr<SoftBodySolver> cuda;
+    try {
+        cuda = std::make_unique<SoftBodySolver>(config);
+    } catch (const std::runtime_error& e) {
+        bulletgpu::test::skipTestCase(std::string("no CUDA device: ") + e.what());
+        return;
+    }
+    ClothWorld onDevice(std::move(cuda));
+    ClothWorld onHost(makeSolver());
+    btSoftBody* deviceCloth = addCurtain(onDevice, 16);
+    btSoftBody* hostCloth = addCurtain(onHost, 16);
+    btSoftBody* deviceRope = onDevice.addRope(btVector3(3, 0.5, 0), btVector3(3.2, 3.5, 0), 61, 0, 0.05f);
+    btSoftBody* hostRope = onHost.addRope(btVector3(3, 0.5, 0), btVector3(3.2, 3.5, 0), 61, 0, 0.05f);
+    for (int step = 0; step < 200; ++step) {
+        onDevice.world().stepSimulation(btScalar(1) / 60, 0);
+        onHost.world().stepSimulation(btScalar(1) / 60, 0);
+    }
+    int different = 0;
+    for (int n = 0; n < hostCloth->m_nodes.size(); ++n)
+        if (deviceCloth->m_nodes[n].m_x != hostCloth->m_nodes[n].m_x) ++different;
+    for (int n = 0; n < hostRope->m_nodes.size(); ++n)
+        if (deviceRope->m_nodes[n].m_x != hostRope->m_nodes[n].m_x) ++different;
+    CHECK(different == 0);
 }

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: Zlib
+#include "bullet_adapter/self_collision_response.h"
+
+#include "kernels/narrow/geometry/feature_distance.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace bulletgpu {
+
+namespace {
+
+/// Up to three weighted vertices of one side of a pair: the point they make is sum w_i x_i.
+struct WeightedPoint {
+    std::uint32_t vertex[3]; ///< Vertices.
+    double weight[3];        ///< Barycentric weights (sum 1).
+    int count;               ///< Vertices used (1 to 3).
+};
+
+Vec3d load(const double* positions, std::uint32_t v) {
+    return Vec3d{{positions[3 * v], positions[3 * v + 1], positions[3 * v + 2]}};
+}
+
+/// The point `p` makes of `positions`.
+Vec3d evaluate(const WeightedPoint& p, const double* positions) {
+    Vec3d sum{{0, 0, 0}};
+    for (int i = 0; i < p.count; ++i) sum = vecAddScaled(sum, p.weight[i], load(positions, p.vertex[i]));
+    return sum;
+}
+
+/// Barycentric weights of point `x` of triangle (a, b, c), clamped to the triangle.
+void triangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, const Vec3d& c, double* w) {
+    const Vec3d ab = vecSub(b, a), ac = vecSub(c, a), ax = vecSub(x, a);
+    const double d00 = vecDot(ab, ab), d01 = vecDot(ab, ac), d11 = vecDot(ac, ac);
+    const double d20 = vecDot(ax, ab), d21 = vecDot(ax, ac);
+    const double det = d00 * d11 - d01 * d01;
+    double v = 0, u = 0;
+    if (det > 0) {
+        v = std::clamp((d11 * d20 - d01 * d21) / det, 0.0, 1.0);
+        u = std::clamp((d00 * d21 - d01 * d20) / det, 0.0, 1.0);
+    }
+    const double sum = v + u;
+    if (sum > 1) v /= sum, u /= sum;
+    w[0] = 1 - v - u;
+    w[1] = v;
+    w[2] = u;
+}
+
+/// Parameter of point `x` along segment [a, b], in [0, 1].
+double segmentParameter(const Vec3d& x, const Vec3d& a, const Vec3d& b) {
+    const Vec3d ab = vecSub(b, a);
+    const double len2 = vecDot(ab, ab);
+    return len2 > 0 ? clampUnit(vecDot(vecSub(x, a), ab) / len2) : 0.0;
+}
+
+/// The two sides of `pair` at the end positions, as weighted points at their closest points.
+void closestSides(const SelfCollisionMesh& m, const CcdFeaturePair& pair, WeightedPoint& sideA, WeightedPoint& sideB) {
+    if (pair.kind == CcdFeatureKind::VertexFace) {
+        const std::uint32_t* t = m.indices + 3 * pair.b;
+        const Vec3d a = load(m.end, t[0]), b = load(m.end, t[1]), c = load(m.end, t[2]);
+        const FeaturePoints fp = pointTriangleClosest(load(m.end, pair.a), a, b, c);
+        sideA = WeightedPoint{{pair.a, 0, 0}, {1, 0, 0}, 1};
+        sideB = WeightedPoint{{t[0], t[1], t[2]}, {0, 0, 0}, 3};
+        triangleWeights(fp.onB, a, b, c, sideB.weight);
+        return;
+    }
+    const std::uint32_t* e = m.edges + 2 * pair.a;
+    const std::uint32_t* f = m.edges + 2 * pair.b;
+    const Vec3d p1 = load(m.end, e[0]), q1 = load(m.end, e[1]), p2 = load(m.end, f[0]), q2 = load(m.end, f[1]);
+    const FeaturePoints fp = segmentsClosest(p1, q1, p2, q2);
+    const double s = segmentParameter(fp.onA, p1, q1), t = segmentParameter(fp.onB, p2, q2);
+    sideA = WeightedPoint{{e[0], e[1], 0}, {1 - s, s, 0}, 2};
+    sideB = WeightedPoint{{f[0], f[1], 0}, {1 - t, t, 0}, 2};
+}
+
+double length(const Vec3d& v) { return std::sqrt(vecDot(v, v)); }
+
+/// A direction for a pair whose closest points coincide at the end: from B to A at the start,
+/// else the triangle's or the edges' normal. False when none is defined.
+bool fallbackDirection(const SelfCollisionMesh& m, const CcdFeaturePair& pair, const Vec3d& startGap, Vec3d& n) {
+    const double startLength = length(startGap);
+    if (startLength > 0) {
+        n = vecScale(1 / startLength, startGap);
+        return true;
+    }
+    Vec3d axis;
+    if (pair.kind == CcdFeatureKind::VertexFace) {
+        const std::uint32_t* t = m.indices + 3 * pair.b;
+        const Vec3d a = load(m.end, t[0]);
+        axis = vecCross(vecSub(load(m.end, t[1]), a), vecSub(load(m.end, t[2]), a));
+    } else {
+        const std::uint32_t* e = m.edges + 2 * pair.a;
+        const std::uint32_t* f = m.edges + 2 * pair.b;
+        axis = vecCross(vecSub(load(m.end, e[1]), load(m.end, e[0])), vecSub(load(m.end, f[1]), load(m.end, f[0])));
+    }
+    const double axisLength = length(axis);
+    if (!(axisLength > 0)) return false;
+    n = vecScale(1 / axisLength, axis);
+    return true;
+}
+
+/// Moves the vertices of `side` by `scale` times their weight and inverse mass along `n`.
+void moveSide(const SelfCollisionMesh& m, const WeightedPoint& side, double scale, const Vec3d& n) {
+    for (int i = 0; i < side.count; ++i) {
+        const std::uint32_t v = side.vertex[i];
+        const double step = scale * side.weight[i] * m.inverseMass[v];
+        for (int k = 0; k < 3; ++k) m.end[3 * v + k] += step * n.v[k];
+    }
+}
+
+/// Projects one pair to `thickness` apart (see projectSelfPairs).
+void projectPair(const SelfCollisionMesh& m, const CcdFeaturePair& pair, double thickness) {
+    WeightedPoint sideA, sideB;
+    closestSides(m, pair, sideA, sideB);
+    const Vec3d gap = vecSub(evaluate(sideA, m.end), evaluate(sideB, m.end));
+    const Vec3d startGap = vecSub(evaluate(sideA, m.start), evaluate(sideB, m.start));
+    const double distance = length(gap);
+    Vec3d n;
+    double separation = distance;
+    if (distance > 1e-12 * (1 + length(evaluate(sideA, m.end)))) {
+        n = vecScale(1 / distance, gap);
+        if (vecDot(startGap, n) < 0) n = vecScale(-1, n), separation = -distance;
+    } else if (!fallbackDirection(m, pair, startGap, n)) {
+        return;
+    }
+    if (separation >= thickness) return;
+    double weightSum = 0;
+    for (int i = 0; i < sideA.count; ++i)
+        weightSum += sideA.weight[i] * sideA.weight[i] * m.inverseMass[sideA.vertex[i]];
+    for (int i = 0; i < sideB.count; ++i)
+        weightSum += sideB.weight[i] * sideB.weight[i] * m.inverseMass[sideB.vertex[i]];
+    if (!(weightSum > 0)) return;
+    const double lambda = (thickness - separation) / weightSum;
+    moveSide(m, sideA, lambda, n);
+    moveSide(m, sideB, -lambda, n);
+}
+
+} // namespace
+
+void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs, std::size_t count, double thickness,
+                      int iterations) {
+    for (int iteration = 0; iteration < iterations; ++iteration)
+        for (std::size_t i = 0; i < count; ++i) projectPair(mesh, pairs[i], thickness);
+}
+
+ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
+                                       const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
+                                       std::vector<std::uint8_t>& frozen) {
+    ContinuousResult out;
+    frozen.assign(mesh.vertexCount, 0);
+    const CcdMesh ccdMesh{mesh.start, mesh.end, mesh.vertexCount, mesh.indices, mesh.triangleCount};
+    CcdFrameOptions ccd;
+    ccd.eta = options.eta;
+    ccd.threads = options.threads;
+    const auto freeze = [&](std::uint32_t v) {
+        if (frozen[v]) return false;
+        frozen[v] = 1;
+        for (int k = 0; k < 3; ++k) mesh.end[3 * v + k] = mesh.start[3 * v + k];
+        ++out.frozenVertices;
+        return true;
+    };
+    const std::uint32_t maxRounds = options.projectionRounds + options.freezeRounds;
+    while (out.rounds < maxRounds) {
+        query.runSelf(ccdMesh, ccd, result);
+        if (out.rounds++ == 0) out.impacts = static_cast<std::uint32_t>(result.impacts.size());
+        if (result.impacts.empty()) return out;
+        if (out.rounds <= options.projectionRounds) {
+            for (const CcdImpact& impact : result.impacts) pairs.push_back(impact.pair);
+            projectSelfPairs(mesh, pairs.data(), pairs.size(), options.thickness, options.iterations);
+            continue;
+        }
+        bool progressed = false;
+        for (const CcdImpact& impact : result.impacts) {
+            const CcdFeaturePair& p = impact.pair;
+            if (p.kind == CcdFeatureKind::EdgeEdge) {
+                for (std::uint32_t e : {p.a, p.b})
+                    for (int k = 0; k < 2; ++k) progressed |= freeze(mesh.edges[2 * e + k]);
+            } else {
+                progressed |= freeze(p.a);
+                for (int k = 0; k < 3; ++k) progressed |= freeze(mesh.indices[3 * p.b + k]);
+            }
+        }
+        if (!progressed) break;
+    }
+    for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) freeze(v);
+    out.wholeMeshReverted = true;
+    return out;
+}
+
+} // namespace bulletgpu

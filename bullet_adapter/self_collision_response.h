@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "kernels/narrow/ccd/ccd_frame_query.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+/// The response to a cloth's self-contacts, on flat buffers (no Bullet type): a mass-weighted
+/// position projection that pushes vertex-face and edge-edge pairs to the thickness apart, on
+/// the side they were on at the start of the step, and the continuous failsafe that keeps a step
+/// from creating an intersection the projection left behind.
+
+namespace bulletgpu {
+
+/// One deforming mesh over one step: positions at its start (collision-free by induction) and at
+/// its end (corrected in place), inverse masses (0: pinned, never moved).
+struct SelfCollisionMesh {
+    std::uint32_t vertexCount = 0;          ///< Vertices.
+    const std::uint32_t* indices = nullptr; ///< Three vertex indices per triangle.
+    std::uint32_t triangleCount = 0;        ///< Triangles.
+    const std::uint32_t* edges = nullptr;   ///< Two vertex indices per edge (MeshFeatures order).
+    const double* start = nullptr;          ///< x, y, z per vertex at the start of the step.
+    double* end = nullptr;                  ///< x, y, z per vertex at the end; corrected in place.
+    const double* inverseMass = nullptr;    ///< Inverse mass per vertex (0: pinned).
+};
+
+/// Pushes every pair of `pairs` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b) that
+/// is closer than `thickness` at the end positions to `thickness` apart, `iterations` times in
+/// order (Gauss-Seidel, closest points recomputed each time). The separating direction is the
+/// one from the pair's closest points at the end, turned around when the same material points
+/// were on the other side at the start (the pair crossed during the step); each vertex moves in
+/// proportion to its inverse mass and barycentric weight, as in position-based dynamics.
+void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs, std::size_t count, double thickness,
+                      int iterations);
+
+/// Settings of the continuous stage.
+struct ContinuousOptions {
+    double eta = 0;                     ///< Separation the CCD query keeps (>= 0).
+    double thickness = 0;               ///< Thickness the projection of impacts restores.
+    int iterations = 1;                 ///< Projection iterations per round.
+    std::uint32_t projectionRounds = 2; ///< Rounds whose impacts are projected before freezing.
+    std::uint32_t freezeRounds = 16;    ///< Rounds that freeze vertices before reverting all.
+    int threads = 1;                    ///< OpenMP threads of the CCD query.
+};
+
+/// Outcome of the continuous stage.
+struct ContinuousResult {
+    std::uint32_t rounds = 0;         ///< CCD queries run.
+    std::uint32_t impacts = 0;        ///< Impacts found by the first query (after the discrete projection).
+    std::uint32_t frozenVertices = 0; ///< Vertices put back at their start position.
+    bool wholeMeshReverted = false;   ///< Every vertex is back at the start (freezing did not converge).
+};
+
+/// The continuous stage (after Bridson, Fedkiw and Anderson 2002, with rigid impact zones
+/// reduced to freezing): runs the self CCD query from start to end with separation options.eta.
+/// For the first options.projectionRounds rounds the impacts join `pairs` and all of `pairs` are
+/// projected again (projectSelfPairs); after that the vertices of every impact go back to their
+/// start positions. It stops at the first query without impact; when freezing stalls or its
+/// rounds run out, every vertex goes back. So the end state is either reached from the start
+/// without any two features that share no vertex coming within eta (as far as the CCD query
+/// sees; it has no false negatives), or is the start state. `frozen` is scratch.
+ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
+                                       const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
+                                       std::vector<std::uint8_t>& frozen);
+
+} // namespace bulletgpu

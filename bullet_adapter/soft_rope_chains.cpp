@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Zlib
+#include "bullet_adapter/soft_rope_chains.h"
+
+#include <BulletSoftBody/btSoftBody.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace bulletgpu {
+
+namespace {
+
+/// The chain spheres are this much larger than the contact spheres, so that the pairs a
+/// projection pushes into contact are already on the list.
+constexpr double cDetectionScale = 1.5;
+
+/// Rounds stop once no pair falls short of its distance by more than this part of the least
+/// thickness.
+constexpr double cSettledShortfall = 1e-3;
+
+/// Whether `rope` stands for `body` as it is now, with `thickness`.
+bool matches(const RopeChain& rope, const btSoftBody* body, double thickness) {
+    return rope.body == body && rope.nodeCount == static_cast<std::uint32_t>(body->m_nodes.size()) &&
+           rope.linkCount == static_cast<std::uint32_t>(body->m_links.size()) && rope.thickness == thickness;
+}
+
+/// Same-rope neighbours within the thickness at rest: |i - j| up to thickness over the shortest
+/// structural link's rest length, at least 1.
+std::uint32_t restNeighbours(const btSoftBody& body, double thickness) {
+    double shortest = HUGE_VAL;
+    for (int l = 0; l < body.m_links.size(); ++l)
+        if (!body.m_links[l].m_bbending) shortest = std::min(shortest, double(body.m_links[l].m_rl));
+    if (!(shortest > 0) || !std::isfinite(shortest)) return 1;
+    return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::ceil(thickness / shortest)));
+}
+
+} // namespace
+
+SoftRopeChains::SoftRopeChains(Backend backend, int threadsOrDevice) : m_set(backend, threadsOrDevice) {}
+
+bool SoftRopeChains::isRope(const btSoftBody& body) {
+    if (body.m_nodes.size() < 2 || body.m_faces.size() != 0) return false;
+    for (int l = 0; l < body.m_links.size(); ++l) {
+        const btSoftBody::Link& link = body.m_links[l];
+        if (link.m_bbending) continue;
+        const auto a = link.m_n[0] - &body.m_nodes[0], b = link.m_n[1] - &body.m_nodes[0];
+        if (a - b != 1 && b - a != 1) return false;
+    }
+    return body.m_links.size() > 0;
+}
+
+void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const std::vector<char>& selected,
+                          const std::vector<double>& thickness) {
+    std::size_t wanted = 0;
+    bool same = true;
+    for (int i = 0; i < bodies.size(); ++i) {
+        if (!selected[i] || !isRope(*bodies[i])) continue;
+        same = same && wanted < m_ropes.size() && matches(m_ropes[wanted], bodies[i], thickness[i]);
+        ++wanted;
+    }
+    if (same && wanted == m_ropes.size()) return;
+
+    m_ropes.clear();
+    m_set.clear();
+    m_radius.clear();
+    m_queryNeighbours = ~0u;
+    m_thinnest = HUGE_VAL;
+    for (int i = 0; i < bodies.size(); ++i) {
+        btSoftBody* body = bodies[i];
+        if (!selected[i] || !isRope(*body)) continue;
+        RopeChain rope;
+        rope.body = body;
+        rope.nodeCount = static_cast<std::uint32_t>(body->m_nodes.size());
+        rope.linkCount = static_cast<std::uint32_t>(body->m_links.size());
+        rope.thickness = thickness[i];
+        rope.neighbours = restNeighbours(*body, thickness[i]);
+        rope.first = static_cast<std::uint32_t>(m_radius.size());
+        m_queryNeighbours = std::min(m_queryNeighbours, rope.neighbours);
+        m_thinnest = std::min(m_thinnest, rope.thickness);
+        m_radius.resize(m_radius.size() + rope.nodeCount, thickness[i] / 2);
+        m_ropes.push_back(rope);
+    }
+    const std::size_t nodes = m_radius.size();
+    m_start.resize(3 * nodes);
+    m_end.resize(3 * nodes);
+    m_inverseMass.resize(nodes);
+    m_centres.resize(3 * nodes);
+    m_radii.resize(nodes);
+    for (std::size_t n = 0; n < nodes; ++n) m_radii[n] = static_cast<float>(cDetectionScale * m_radius[n]);
+    for (const RopeChain& rope : m_ropes) {
+        for (std::uint32_t n = 0; n < rope.nodeCount; ++n)
+            for (int k = 0; k < 3; ++k) m_centres[3 * (rope.first + n) + k] = float(rope.body->m_nodes[n].m_x[k]);
+        m_set.addChain(&m_centres[3 * rope.first], &m_radii[rope.first], rope.nodeCount);
+    }
+}
+
+void SoftRopeChains::recordStart() {
+    for (const RopeChain& rope : m_ropes)
+        for (std::uint32_t n = 0; n < rope.nodeCount; ++n)
+            for (int k = 0; k < 3; ++k) m_start[3 * (rope.first + n) + k] = rope.body->m_nodes[n].m_x[k];
+}
+
+void SoftRopeChains::collide(int iterations, int rounds) {
+    m_pairCount = 0;
+    if (m_ropes.empty()) return;
+    for (const RopeChain& rope : m_ropes) {
+        const bool active = rope.body->isActive();
+        for (std::uint32_t n = 0; n < rope.nodeCount; ++n) {
+            const btSoftBody::Node& node = rope.body->m_nodes[n];
+            const std::uint32_t g = rope.first + n;
+            m_inverseMass[g] = active ? node.m_im : 0;
+            for (int k = 0; k < 3; ++k) m_end[3 * g + k] = node.m_x[k];
+        }
+    }
+    const RopeNodes nodes{static_cast<std::uint32_t>(m_radius.size()), m_start.data(), m_end.data(),
+                          m_inverseMass.data(), m_radius.data()};
+    for (int round = 0; round < rounds; ++round) {
+        findPairs();
+        if (round == 0) m_pairCount = m_pairs.size() / 2;
+        if (!(projectRopePairs(nodes, m_pairs.data(), m_pairs.size() / 2, iterations) > cSettledShortfall * m_thinnest))
+            break;
+    }
+    for (const RopeChain& rope : m_ropes)
+        if (rope.body->isActive()) writeBack(rope);
+}
+
+void SoftRopeChains::findPairs() {
+    for (std::uint32_t chain = 0; chain < m_ropes.size(); ++chain) {
+        const RopeChain& rope = m_ropes[chain];
+        for (std::uint32_t i = 3 * rope.first; i < 3 * (rope.first + rope.nodeCount); ++i)
+            m_centres[i] = static_cast<float>(m_end[i]);
+        m_set.setPositions(chain, &m_centres[3 * rope.first]);
+    }
+    ChainQuery query;
+    query.excludedNeighbours = m_queryNeighbours;
+    m_set.findContacts(query, m_contacts);
+    m_pairs.clear();
+    for (const ChainContact& c : m_contacts) {
+        const RopeChain& a = m_ropes[c.chainA];
+        if (c.chainA == c.chainB && std::max(c.sphereA, c.sphereB) - std::min(c.sphereA, c.sphereB) <= a.neighbours)
+            continue;
+        m_pairs.push_back(a.first + c.sphereA);
+        m_pairs.push_back(m_ropes[c.chainB].first + c.sphereB);
+    }
+}
+
+void SoftRopeChains::writeBack(const RopeChain& rope) const {
+    const btScalar inverseDt = static_cast<btScalar>(1 / rope.body->m_sst.sdt);
+    for (std::uint32_t n = 0; n < rope.nodeCount; ++n) {
+        btSoftBody::Node& node = rope.body->m_nodes[n];
+        const double* p = &m_end[3 * (rope.first + n)];
+        const btVector3 corrected(static_cast<btScalar>(p[0]), static_cast<btScalar>(p[1]),
+                                  static_cast<btScalar>(p[2]));
+        const btVector3 move = corrected - node.m_x;
+        if (move.isZero()) continue;
+        node.m_x = corrected;
+        node.m_v += move * inverseDt;
+    }
+}
+
+} // namespace bulletgpu

@@ -1,0 +1,82 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "bullet_adapter/rope_collision_response.h"
+#include "kernels/chain/sphere_chain.h"
+
+#include <LinearMath/btAlignedObjectArray.h>
+
+#include <cstdint>
+#include <vector>
+
+class btSoftBody;
+
+/// Ropes as sphere chains: a soft body without faces whose structural links join consecutive
+/// nodes is one SphereChainSet chain whose spheres are its nodes (radius half the thickness),
+/// neighbours along the rope within the thickness at rest excluded; one query per step finds
+/// the pairs within each rope and between ropes, which the projection pushes apart.
+
+namespace bulletgpu {
+
+/// One rope on the chain set.
+struct RopeChain {
+    btSoftBody* body = nullptr;   ///< The soft body.
+    std::uint32_t nodeCount = 0;  ///< Nodes when it was registered.
+    std::uint32_t linkCount = 0;  ///< Links when it was registered.
+    double thickness = 0;         ///< Distance kept between its nodes (twice the sphere radius).
+    std::uint32_t neighbours = 0; ///< Same-rope pairs with |i - j| <= this are skipped.
+    std::uint32_t first = 0;      ///< Index of its first node in the concatenated buffers.
+};
+
+/// The ropes of a soft-body world on one sphere-chain set.
+class SoftRopeChains {
+public:
+    /// A set on `backend` (`threadsOrDevice` as SphereChainSet takes it).
+    SoftRopeChains(Backend backend, int threadsOrDevice);
+
+    /// Whether `body` is a rope: at least two nodes, no face, and every link that is not a
+    /// bending link joins nodes i and i + 1.
+    static bool isRope(const btSoftBody& body);
+
+    /// Keeps one chain for each rope of `bodies` that is in `selected` (per body, same length),
+    /// with its thickness; a changed list or topology re-adds the chains.
+    void sync(const btAlignedObjectArray<btSoftBody*>& bodies, const std::vector<char>& selected,
+              const std::vector<double>& thickness);
+
+    /// Records every rope's m_x as the start of the step.
+    void recordStart();
+
+    /// Copies m_x into the end buffers, then up to `rounds` times finds the node pairs within 1.5
+    /// times the thickness (same-rope neighbours excluded) and projects them `iterations` times,
+    /// stopping after a round whose pairs all kept their distance (to 0.1% of the thickness), then writes the moved
+    /// nodes back (m_v changed by the move over the step). Sleeping ropes do not move.
+    void collide(int iterations, int rounds);
+
+    /// Ropes on the set.
+    std::uint32_t ropeCount() const { return static_cast<std::uint32_t>(m_ropes.size()); }
+
+    /// Node pairs the last collide() found in its first round.
+    std::uint64_t pairCount() const { return m_pairCount; }
+
+private:
+    /// Moves the chains to the end buffers and finds the node pairs to project.
+    void findPairs();
+    /// Writes the end buffers of `rope` back to its nodes.
+    void writeBack(const RopeChain& rope) const;
+
+    SphereChainSet m_set;                 ///< The chains.
+    std::vector<RopeChain> m_ropes;       ///< Ropes in the order of the world's bodies.
+    std::vector<double> m_start;          ///< Start positions of all nodes.
+    std::vector<double> m_end;            ///< End positions of all nodes.
+    std::vector<double> m_inverseMass;    ///< Inverse masses (0 for sleeping ropes).
+    std::vector<double> m_radius;         ///< Sphere radii.
+    std::vector<float> m_centres;         ///< Float centres for the chain set.
+    std::vector<float> m_radii;           ///< Float radii for the chain set.
+    std::vector<ChainContact> m_contacts; ///< The query's output.
+    std::vector<std::uint32_t> m_pairs;   ///< Node pairs (concatenated indices) to project.
+    std::uint32_t m_queryNeighbours = 0;  ///< The query's neighbour exclusion (the ropes' least).
+    double m_thinnest = 0;                ///< The least thickness of the ropes.
+    std::uint64_t m_pairCount = 0;        ///< Pairs of the last collide()'s first round.
+};
+
+} // namespace bulletgpu

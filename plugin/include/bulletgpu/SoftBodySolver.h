@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include <bulletgpu/Backend.h>
+
+#include <BulletSoftBody/btDefaultSoftBodySolver.h>
+
+#include <cstdint>
+#include <memory>
+#include <unordered_map>
+
+class btSoftBody;
+
+namespace bulletgpu {
+
+/// Settings of a bulletgpu::SoftBodySolver, fixed at construction.
+struct SoftCollisionConfig {
+    /// The engine's backend. The contact query has no device path yet, so Auto runs on the CPU;
+    /// Cuda keeps the meshes on the device (std::runtime_error saying why when none is usable)
+    /// and still queries contacts on the host.
+    Backend backend = Backend::Auto;
+    /// OpenMP threads of the engine and the CCD query (0 or less: OpenMP's default).
+    int threads = 0;
+    /// The CUDA device for Backend::Cuda. Must be >= 0.
+    int cudaDevice = 0;
+    /// Self-collision of every soft body with faces (cloth) and of every rope (no faces, links
+    /// joining consecutive nodes), ropes against ropes too; SoftBodySolver::setSelfCollision
+    /// overrides it per body.
+    bool selfCollision = true;
+    /// Distance kept between a cloth's features and between a rope's nodes (twice their sphere
+    /// radius); 0 or less: each body's collision margin (btSoftBody::getCollisionShape()->
+    /// getMargin()). Cloth feature pairs already within it when a body joins (a fine cloth's
+    /// neighbours) and rope nodes within it along the rope at rest are never pushed apart.
+    double thickness = 0;
+    /// Gauss-Seidel passes of the position projection over a step's contact pairs (cloth and rope).
+    int iterations = 4;
+    /// Most rounds of rope contact search and projection a step (each round searches anew; they
+    /// stop once every pair keeps its distance).
+    int ropeRounds = 8;
+    /// Whether the continuous stage runs: CCD from the step's start to its end, impacts
+    /// projected, then the failsafe that puts impacting nodes back where they started.
+    bool continuous = true;
+    /// Separation the CCD query keeps, as a fraction of the thickness.
+    double ccdEtaFraction = 0.01;
+};
+
+/// Counters of the last step, summed over the cloths and ropes.
+struct SoftCollisionStats {
+    std::uint32_t cloths = 0;         ///< Cloths whose self-collision ran.
+    std::uint64_t contactPairs = 0;   ///< Vertex-face and edge-edge pairs within the thickness.
+    std::uint64_t impacts = 0;        ///< CCD impacts left after the discrete projection.
+    std::uint64_t ccdQueries = 0;     ///< CCD queries run.
+    std::uint64_t frozenNodes = 0;    ///< Nodes put back at their start position by the failsafe.
+    std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
+    std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
+    std::uint64_t ropePairs = 0;      ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
+    double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
+};
+
+/// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic
+/// btSoftRigidDynamicsWorld: pass `new bulletgpu::SoftBodySolver()` as the world's last
+/// constructor argument. Everything Bullet does stays as it is; after Bullet's own constraint
+/// solve of each step (solveConstraints, which the world calls after the rigid step), the
+/// faces of every cloth are one engine mesh, its vertex-face and edge-edge pairs within the
+/// thickness are projected apart (mass weighted, on the side they were on at the step's start,
+/// velocities changed by the moves over the step), and the continuous stage makes sure the step
+/// creates no intersection: a cloth free of intersecting non-adjacent triangles at the start of a
+/// step is free of them at its end (see bullet_adapter/self_collision_response.h). Ropes are
+/// sphere chains whose touching non-neighbour nodes, within a rope and between ropes, are
+/// projected to the thickness apart (bullet_adapter/soft_rope_chains.h; no continuous stage).
+class SoftBodySolver : public btDefaultSoftBodySolver {
+public:
+    /// A solver with `config`. Throws std::invalid_argument on a bad config, std::runtime_error
+    /// when Backend::Cuda has no usable device.
+    explicit SoftBodySolver(const SoftCollisionConfig& config = {});
+    /// Frees the engine.
+    ~SoftBodySolver() override;
+
+    /// Implements btSoftBodySolver::optimize: Bullet's, then keeps the cloths' engine meshes and
+    /// the ropes' chains in line with the world's soft bodies (added, removed, switched).
+    void optimize(btAlignedObjectArray<btSoftBody*>& softBodies, bool forceUpdate = false) override;
+    /// Implements btSoftBodySolver::predictMotion: records the start positions, then Bullet's.
+    void predictMotion(btScalar solverdt) override;
+    /// Implements btSoftBodySolver::solveConstraints: Bullet's, then the self-collision stage.
+    void solveConstraints(btScalar solverdt) override;
+
+    /// Switches self-collision of `body` on or off, overriding SoftCollisionConfig::selfCollision.
+    void setSelfCollision(const btSoftBody* body, bool enabled);
+    /// Whether self-collision of `body` is on.
+    bool selfCollision(const btSoftBody* body) const;
+
+    /// The settings.
+    const SoftCollisionConfig& config() const { return m_config; }
+    /// Counters of the last step.
+    const SoftCollisionStats& stats() const { return m_stats; }
+
+private:
+    /// The cloths' meshes, the ropes' chains, the CCD query and scratch (defined in the source).
+    struct Engine;
+
+    /// Runs the self-collision stage on every cloth, then the ropes' stage.
+    void collideSoftBodies();
+
+    SoftCollisionConfig m_config;                           ///< Settings.
+    std::unique_ptr<Engine> m_engine;                       ///< What stands behind the solver.
+    std::unordered_map<const btSoftBody*, bool> m_switches; ///< Per-body overrides.
+    SoftCollisionStats m_stats;                             ///< Counters of the last step.
+};
+
+} // namespace bulletgpu

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: Zlib
+#include <bulletgpu/SoftBodySolver.h>
+
+#include "bullet_adapter/soft_cloth_meshes.h"
+#include "bullet_adapter/soft_rope_chains.h"
+#include "backend_choice.h"
+
+#include <BulletSoftBody/btSoftBody.h>
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace bulletgpu {
+
+/// What stands behind the solver: the cloths on the engine, the CCD query and scratch buffers.
+struct SoftBodySolver::Engine {
+    SoftClothMeshes cloths;
+    SoftRopeChains
+        ropes; ///< The ropes' sphere chains and step buffers.           ///< The cloths' meshes and step buffers.
+    CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
+    CcdFrameResult ccdResult;         ///< Its output.
+    std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
+    std::vector<char> selected;       ///< Whether each world body takes part.
+    std::vector<double> thickness;    ///< Thickness of each world body.
+    int threads;                      ///< CPU threads of the CCD query.
+
+    /// The engine of `config`.
+    Engine(Backend backend, int threadsOrDevice, int cpuThreads)
+        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), threads(cpuThreads) {}
+};
+
+namespace {
+
+/// Checks `config`; throws std::invalid_argument on a bad value.
+const SoftCollisionConfig& checked(const SoftCollisionConfig& config) {
+    if (config.cudaDevice < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: cudaDevice < 0");
+    if (!std::isfinite(config.thickness))
+        throw std::invalid_argument("bulletgpu::SoftCollisionConfig: thickness is not finite");
+    if (config.iterations < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: iterations < 0");
+    if (config.ropeRounds < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ropeRounds < 0");
+    if (!(config.ccdEtaFraction >= 0 && config.ccdEtaFraction < 1))
+        throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ccdEtaFraction outside [0, 1)");
+    return config;
+}
+
+} // namespace
+
+SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(checked(config)) {
+    const int threads = cpuThreads(config.threads);
+    const bool cuda = config.backend == Backend::Cuda;
+    m_engine =
+        std::make_unique<Engine>(cuda ? Backend::Cuda : Backend::Cpu, cuda ? config.cudaDevice : threads, threads);
+}
+
+SoftBodySolver::~SoftBodySolver() = default;
+
+void SoftBodySolver::setSelfCollision(const btSoftBody* body, bool enabled) { m_switches[body] = enabled; }
+
+bool SoftBodySolver::selfCollision(const btSoftBody* body) const {
+    const auto it = m_switches.find(body);
+    return it == m_switches.end() ? m_config.selfCollision : it->second;
+}
+
+void SoftBodySolver::optimize(btAlignedObjectArray<btSoftBody*>& softBodies, bool forceUpdate) {
+    btDefaultSoftBodySolver::optimize(softBodies, forceUpdate);
+    Engine& e = *m_engine;
+    e.selected.resize(softBodies.size());
+    e.thickness.resize(softBodies.size());
+    for (int i = 0; i < softBodies.size(); ++i) {
+        e.selected[i] = selfCollision(softBodies[i]);
+        e.thickness[i] = m_config.thickness > 0 ? m_config.thickness : softBodies[i]->getCollisionShape()->getMargin();
+    }
+    e.cloths.sync(softBodies, e.selected, e.thickness);
+    e.ropes.sync(softBodies, e.selected, e.thickness);
+}
+
+void SoftBodySolver::predictMotion(btScalar solverdt) {
+    m_engine->cloths.recordStart();
+    m_engine->ropes.recordStart();
+    btDefaultSoftBodySolver::predictMotion(solverdt);
+}
+
+void SoftBodySolver::solveConstraints(btScalar solverdt) {
+    btDefaultSoftBodySolver::solveConstraints(solverdt);
+    collideSoftBodies();
+}
+
+void SoftBodySolver::collideSoftBodies() {
+    const auto begin = std::chrono::steady_clock::now();
+    m_stats = SoftCollisionStats{};
+    Engine& e = *m_engine;
+    e.cloths.findPairs();
+    for (ClothMesh& cloth : e.cloths.cloths()) {
+        if (!cloth.started) continue;
+        ++m_stats.cloths;
+        m_stats.contactPairs += cloth.pairs.size();
+        const SelfCollisionMesh mesh = cloth.view();
+        projectSelfPairs(mesh, cloth.pairs.data(), cloth.pairs.size(), cloth.thickness, m_config.iterations);
+        if (m_config.continuous) {
+            ContinuousOptions options;
+            options.eta = m_config.ccdEtaFraction * cloth.thickness;
+            options.thickness = cloth.thickness;
+            options.iterations = m_config.iterations;
+            options.threads = e.threads;
+            const ContinuousResult r = runContinuousResponse(mesh, cloth.pairs, options, e.ccd, e.ccdResult, e.frozen);
+            m_stats.impacts += r.impacts;
+            m_stats.ccdQueries += r.rounds;
+            m_stats.frozenNodes += r.frozenVertices;
+            m_stats.revertedCloths += r.wholeMeshReverted ? 1 : 0;
+        }
+        e.cloths.writeBack(cloth, cloth.body->m_sst.sdt);
+    }
+    e.ropes.collide(m_config.iterations, m_config.ropeRounds);
+    m_stats.ropes = e.ropes.ropeCount();
+    m_stats.ropePairs = e.ropes.pairCount();
+    m_stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+}
+
+} // namespace bulletgpu

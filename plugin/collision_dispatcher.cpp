@@ -107,7 +107,11 @@ std::string CollisionDispatcher::description() const { return m_batch->descripti
 
 const MeshBatchStats& CollisionDispatcher::meshStats() const { return m_batch->stats(); }
 
-bool CollisionDispatcher::refreshMesh(const btCollisionShape* shape) { return m_batch->instances().refreshShape(shape); }
+bool CollisionDispatcher::refreshMesh(const btCollisionShape* shape) {
+    return m_batch->instances().refreshShape(shape);
+}
+
+const TriangleMeshSet& CollisionDispatcher::engine() const { return m_batch->engine(); }
 
 std::size_t CollisionDispatcher::meshInstances() const { return m_batch->instances().liveCount(); }
 

@@ -13,6 +13,7 @@
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -50,6 +51,7 @@ std::uint32_t triangleOf(const MeshShapeGeometry& g, ProximityKind kind, bool si
 MeshBatch::MeshBatch(const NarrowConfig& config)
     : m_config(config), m_description(resolveBackend(config)), m_set(Backend::Cpu, cpuThreads(config.threads)),
       m_instances(m_set) {
+    m_set.setTraversal(config.traversal);
     if (config.logBackendChoice) log(m_description);
 }
 
@@ -94,6 +96,7 @@ void MeshBatch::submit(MeshCollisionAlgorithm& algorithm, const btCollisionObjec
 }
 
 void MeshBatch::cancel(const MeshCollisionAlgorithm& algorithm) {
+    m_set.forgetFronts(algorithm.meshOfBody0(), algorithm.meshOfBody1());
     if (!m_open) return;
     for (MeshRequest& request : m_requests) {
         if (request.algorithm == &algorithm) request.algorithm = nullptr;
@@ -120,9 +123,14 @@ void MeshBatch::run() {
             m_loggedSkip = true;
             continue;
         }
-        const double margins =
-            m_instances.geometry(request.mesh[0]).margin + m_instances.geometry(request.mesh[1]).margin;
-        distance = std::max(distance, margins + request.manifold->getContactBreakingThreshold());
+        const double reach = m_instances.geometry(request.mesh[0]).margin +
+                             m_instances.geometry(request.mesh[1]).margin +
+                             request.manifold->getContactBreakingThreshold();
+        if (!std::isfinite(reach) || reach < 0) {
+            ++m_stats.skippedPairs;
+            continue;
+        }
+        distance = std::max(distance, reach);
         m_order.push_back(r);
     }
     std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
@@ -163,9 +171,8 @@ void MeshBatch::run() {
             held[i] = Vec3d{{onB.x(), onB.y(), onB.z()}};
         }
         std::uint32_t chosen[cMaxReducedContacts];
-        const std::uint32_t kept =
-            reduceContactsHolding(m_solver.data(), static_cast<std::uint32_t>(m_solver.size()), cMaxReducedContacts,
-                                  held, heldCount, threshold, chosen);
+        const std::uint32_t kept = reduceContactsHolding(m_solver.data(), static_cast<std::uint32_t>(m_solver.size()),
+                                                         cMaxReducedContacts, held, heldCount, threshold, chosen);
         ProximityContact reduced[cMaxReducedContacts];
         for (std::uint32_t i = 0; i < kept; ++i) reduced[i] = m_solver[chosen[i]];
         write(request, reduced, kept);

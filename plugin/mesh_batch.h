@@ -50,8 +50,10 @@ public:
     /// Queues a pair (or runs it at once when the batch is not open).
     void submit(MeshCollisionAlgorithm& algorithm, const btCollisionObjectWrapper* body0,
                 const btCollisionObjectWrapper* body1);
-    /// Forgets the waiting request of an algorithm being destroyed.
+    /// Forgets the waiting request of an algorithm being destroyed, and the fronts of its pair.
     void cancel(const MeshCollisionAlgorithm& algorithm);
+    /// The engine.
+    const TriangleMeshSet& engine() const { return m_set; }
 
     /// The backend the contacts run on.
     Backend backend() const { return Backend::Cpu; }

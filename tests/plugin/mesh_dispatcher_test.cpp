@@ -6,8 +6,9 @@
 #include "support/mesh_world.h"
 #include "support/test_skip.h"
 
-#include "bullet_adapter/mesh_shape_geometry.h"
+#include "bullet_adapter/mesh_instances.h"
 #include "kernels/common/cuda_device.h"
+#include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_ccd.h"
 
 #include <catch2/catch.hpp>
@@ -17,8 +18,10 @@
 #include <BulletCollision/CollisionShapes/btBoxShape.h>
 #include <BulletCollision/CollisionShapes/btCompoundShape.h>
 #include <BulletCollision/CollisionShapes/btConvexHullShape.h>
+#include <BulletCollision/CollisionShapes/btConvexTriangleMeshShape.h>
 #include <BulletCollision/CollisionShapes/btScaledBvhTriangleMeshShape.h>
 #include <BulletCollision/CollisionShapes/btSphereShape.h>
+#include <BulletCollision/CollisionShapes/btTriangleMesh.h>
 
 #include <algorithm>
 #include <cmath>
@@ -528,4 +531,48 @@ TEST_CASE("processCollision outside a dispatch writes the contacts at once", "[m
     algorithm->~btCollisionAlgorithm();
     dispatcher.freeCollisionAlgorithm(algorithm);
     CHECK(dispatcher.meshInstances() == 0);
+}
+
+TEST_CASE("An empty mesh is read and gives no contacts", "[mesh_dispatcher]") {
+    btTriangleMesh empty;
+    btConvexTriangleMeshShape emptyShape(&empty, false);
+    const MeshShapeGeometry g = meshGeometryOf(&emptyShape);
+    CHECK(g.indices.empty());
+    TriangleMeshSet set(Backend::Cpu, 1);
+    MeshInstances instances(set);
+    btBoxShape box(btVector3(0.5, 0.5, 0.5));
+    btCollisionObject a, b;
+    const std::uint32_t meshA = instances.acquire(MeshInstanceKey{&a, &emptyShape, -1, -1});
+    const std::uint32_t meshB = instances.acquire(MeshInstanceKey{&b, &box, -1, -1});
+    CHECK(instances.place(meshA, btTransform::getIdentity()));
+    CHECK(instances.place(meshB, btTransform::getIdentity()));
+    std::vector<ProximityContact> contacts;
+    const MeshPairQuery query{meshA, meshB};
+    ProximityOptions options;
+    options.distance = 0.1;
+    set.findProximity(&query, 1, options, contacts);
+    CHECK(contacts.empty());
+    instances.release(meshA);
+    instances.release(meshB);
+    CHECK(instances.liveCount() == 0);
+}
+
+TEST_CASE("With fronts, each mesh pair keeps a front while it lives and frees it after", "[mesh_dispatcher]") {
+    NarrowConfig config = MeshWorld::quietConfig();
+    config.traversal = NarrowTraversal::Fronts;
+    MeshWorld w(MeshNarrowPhase::BulletGpu, config);
+    w.addStaticMesh(groundGrid(8, 1));
+    btGImpactMeshShape* torus = w.gimpactShape(torusArrays(24, 12, 1, 0.3f), 0.01f);
+    btRigidBody* body = w.addBody(torus, 1, btVector3(0.3f, 1, 0.1f), btQuaternion(btVector3(1, 0, 0), 0.4f));
+    w.step(120);
+    const auto& dispatcher = static_cast<const CollisionDispatcher&>(*w.dispatcher);
+    const TriangleMeshSetImpl& engine = detail::implOf(dispatcher.engine());
+    // The ground is mesh 0, the torus mesh 1 (their pair's first dispatch made them in that order).
+    const bool kept = engine.proximityFront(0, 1) != nullptr || engine.proximityFront(1, 0) != nullptr;
+    CHECK(kept);
+    CHECK(body->getWorldTransform().getOrigin().y() == Approx(0.31).margin(0.005));
+    w.world->removeRigidBody(body);
+    CHECK(engine.proximityFront(0, 1) == nullptr);
+    CHECK(engine.proximityFront(1, 0) == nullptr);
+    w.world->addRigidBody(body);
 }

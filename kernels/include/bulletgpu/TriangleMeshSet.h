@@ -161,6 +161,11 @@ public:
     /// Generates every front anew at the next query instead of updating it.
     void resetFronts();
 
+    /// Frees the fronts kept on the host for the pair of meshA and meshB, in either order (both
+    /// queries'), as when the pair is gone for good; a later query of the pair generates them
+    /// anew. (On CUDA the device's intersection-query fronts stay until resetFronts.)
+    void forgetFronts(std::uint32_t meshA, std::uint32_t meshB);
+
     /// Removes every mesh.
     void clear();
 

@@ -125,6 +125,8 @@ public:
     bool restructuring() const { return m_restructuring; }
     /// Generates every front anew at the next query instead of updating it.
     void resetFronts();
+    /// As TriangleMeshSet::forgetFronts.
+    void forgetFronts(std::uint32_t meshA, std::uint32_t meshB);
     /// The front kept for the query (meshA, meshB), or null when there is none (with the
     /// LeafWalk traversal its entries are empty: the walk only counts them).
     const BvttFront* front(std::uint32_t meshA, std::uint32_t meshB) const;

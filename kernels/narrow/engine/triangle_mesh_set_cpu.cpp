@@ -84,6 +84,14 @@ void TriangleMeshSetImpl::resetFronts() {
     if (m_device) m_device->resetFronts();
 }
 
+void TriangleMeshSetImpl::forgetFronts(std::uint32_t meshA, std::uint32_t meshB) {
+    for (const std::uint64_t key :
+         {static_cast<std::uint64_t>(meshA) << 32 | meshB, static_cast<std::uint64_t>(meshB) << 32 | meshA}) {
+        m_fronts.erase(key);
+        m_proximityFronts.erase(key);
+    }
+}
+
 std::uint32_t TriangleMeshSetImpl::addMesh(const float* positions, std::uint32_t vertexCount,
                                            const std::uint32_t* indices, std::uint32_t triangleCount) {
     if (triangleCount >= (cLeafFlag >> 1)) throw std::invalid_argument("bulletgpu: a mesh holds under 2^30 triangles");

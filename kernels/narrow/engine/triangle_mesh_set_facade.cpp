@@ -42,6 +42,7 @@ double TriangleMeshSet::rebuildRatio() const { return m_impl->rebuildRatio(); }
 void TriangleMeshSet::setRestructuring(bool restructure) { m_impl->setRestructuring(restructure); }
 bool TriangleMeshSet::restructuring() const { return m_impl->restructuring(); }
 void TriangleMeshSet::resetFronts() { m_impl->resetFronts(); }
+void TriangleMeshSet::forgetFronts(std::uint32_t meshA, std::uint32_t meshB) { m_impl->forgetFronts(meshA, meshB); }
 void TriangleMeshSet::clear() { m_impl->clear(); }
 std::uint32_t TriangleMeshSet::meshCount() const { return m_impl->meshCount(); }
 

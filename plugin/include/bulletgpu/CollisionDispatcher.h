@@ -20,7 +20,7 @@ class MeshCreateFunc;
 /// Counters and timings of the last dispatch's mesh batch.
 struct MeshBatchStats {
     std::uint32_t pairs = 0;           ///< Mesh pairs queried.
-    std::uint32_t skippedPairs = 0;    ///< Pairs skipped: an object's transform is not finite.
+    std::uint32_t skippedPairs = 0;    ///< Pairs skipped: a transform, margin or threshold not finite.
     std::uint64_t triangleTests = 0;   ///< Candidate triangle pairs given to the exact tests.
     std::uint64_t featureContacts = 0; ///< Feature pairs the contact query found.
     std::uint64_t solverContacts = 0;  ///< Of those, contacts the solver rules keep (manifold_contact.h).
@@ -77,6 +77,8 @@ public:
     /// false when no pair uses the shape or its triangles changed (the mesh is then kept as it
     /// was). Throws std::invalid_argument when a vertex is not finite.
     bool refreshMesh(const btCollisionShape* shape);
+    /// The engine the mesh pairs run on (its meshes, fronts and counters), for inspection.
+    const TriangleMeshSet& engine() const;
     /// Engine meshes in use (one per object and mesh shape of a live mesh pair).
     std::size_t meshInstances() const;
 

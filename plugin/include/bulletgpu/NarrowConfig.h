@@ -2,6 +2,7 @@
 #pragma once
 
 #include <bulletgpu/Backend.h>
+#include <bulletgpu/TriangleMeshSet.h>
 
 #include <functional>
 
@@ -17,6 +18,10 @@ struct NarrowConfig {
     /// OpenMP threads of the engine (0 or less: OpenMP's default), clamped as
     /// BroadphaseConfig::threads is.
     int threads = 0;
+    /// How the contact query walks the pairs' trees: LeafWalk (the default, the faster on the
+    /// CPU) walks every leaf anew each step; Fronts keeps a front per mesh pair while the pair
+    /// lives and updates it (Wang/Tang 2018), freed with the pair.
+    NarrowTraversal traversal = NarrowTraversal::LeafWalk;
     /// The CUDA device checked for Backend::Cuda and Auto. Must be >= 0.
     int cudaDevice = 0;
     /// Whether to log the line that says which backend runs the mesh contacts, at construction.

@@ -5,6 +5,7 @@
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <LinearMath/btTransform.h>
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 
@@ -19,12 +20,20 @@ bool sameMesh(const MeshShapeGeometry& a, const MeshShapeGeometry& b) {
 /// Writes a GImpact shape's local box (min, max) to `box`; false for other shapes.
 bool gimpactBox(const btCollisionShape* shape, float box[6]) {
     if (shape->getShapeType() != GIMPACT_SHAPE_PROXYTYPE) return false;
-    const btAABB& local = const_cast<btGImpactShapeInterface*>(static_cast<const btGImpactShapeInterface*>(shape))->getLocalBox();
+    const btAABB& local =
+        const_cast<btGImpactShapeInterface*>(static_cast<const btGImpactShapeInterface*>(shape))->getLocalBox();
     for (int k = 0; k < 3; ++k) {
         box[k] = static_cast<float>(local.m_min[k]);
         box[3 + k] = static_cast<float>(local.m_max[k]);
     }
     return true;
+}
+
+/// A shape's type, margin and local box: what is compared before trusting an idle entry.
+std::array<double, 8> fingerprintOf(const btCollisionShape* shape) {
+    btVector3 lo, hi;
+    shape->getAabb(btTransform::getIdentity(), lo, hi);
+    return {double(shape->getShapeType()), double(shape->getMargin()), lo.x(), lo.y(), lo.z(), hi.x(), hi.y(), hi.z()};
 }
 
 } // namespace
@@ -41,6 +50,7 @@ bool MeshInstances::refreshShape(const btCollisionShape* shape) {
     if (found == m_shapes.end() || found->second->live == 0) return false;
     Shape& entry = *found->second;
     gimpactBox(shape, entry.box);
+    entry.fingerprint = fingerprintOf(shape);
     return refit(entry, meshGeometryOf(shape));
 }
 
@@ -52,6 +62,7 @@ void MeshInstances::followDeformation(std::uint32_t mesh, std::uint64_t pass) {
     float box[6];
     if (!gimpactBox(shape, box) || std::equal(box, box + 6, entry.box)) return;
     std::copy(box, box + 6, entry.box);
+    entry.fingerprint = fingerprintOf(shape);
     try {
         refit(entry, meshGeometryOf(shape));
     } catch (const std::invalid_argument&) {
@@ -62,6 +73,10 @@ void MeshInstances::followDeformation(std::uint32_t mesh, std::uint64_t pass) {
 MeshInstances::Shape& MeshInstances::shapeEntry(const btCollisionShape* shape) {
     std::unique_ptr<Shape>& entry = m_shapes[shape];
     if (entry && entry->live > 0) return *entry;
+    // An idle entry is trusted while the shape's type, margin and local box are unchanged (the
+    // memory may since hold another shape); otherwise the shape is read again.
+    const std::array<double, 8> print = fingerprintOf(shape);
+    if (entry && entry->fingerprint == print) return *entry;
     MeshShapeGeometry geometry = meshGeometryOf(shape);
     if (entry && !sameMesh(entry->geometry, geometry)) m_retired.push_back(std::move(entry));
     if (!entry) {
@@ -69,6 +84,7 @@ MeshInstances::Shape& MeshInstances::shapeEntry(const btCollisionShape* shape) {
         entry->geometry = std::move(geometry);
         gimpactBox(shape, entry->box);
     }
+    entry->fingerprint = print;
     return *entry;
 }
 

@@ -6,6 +6,7 @@
 
 #include <bulletgpu/TriangleMeshSet.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -19,8 +20,10 @@ class btTransform;
 
 /// The engine meshes that stand for Bullet objects' mesh shapes: one per (collision object,
 /// shape, compound part and child), counted by the algorithms that use it. A shape's geometry is
-/// read once and kept while any object uses the shape; a released engine mesh is kept idle and
-/// handed to the next object of the same shape (the engine never removes a mesh).
+/// read once and kept; when no object uses it, the next user reads it again unless the shape's
+/// type, margin and local box are unchanged. A released engine mesh is kept idle and handed to
+/// the next object of the same shape (the engine never removes a mesh). The engine meshes are
+/// per object because the engine's pair queries read world-frame copies of both meshes.
 
 namespace bulletgpu {
 
@@ -75,12 +78,13 @@ public:
 private:
     /// A shape read once, and its idle engine meshes.
     struct Shape {
-        MeshShapeGeometry geometry;      ///< The mesh and its normals.
-        std::vector<std::uint32_t> idle;   ///< Engine meshes no object uses.
-        std::vector<std::uint32_t> meshes; ///< Every engine mesh made for it.
-        int live = 0;                      ///< Engine meshes in use.
-        float box[6] = {0, 0, 0, 0, 0, 0}; ///< A GImpact shape's local box when read.
-        std::uint64_t checkedPass = 0;     ///< The pass followDeformation last looked at it.
+        MeshShapeGeometry geometry;          ///< The mesh and its normals.
+        std::vector<std::uint32_t> idle;     ///< Engine meshes no object uses.
+        std::vector<std::uint32_t> meshes;   ///< Every engine mesh made for it.
+        int live = 0;                        ///< Engine meshes in use.
+        float box[6] = {0, 0, 0, 0, 0, 0};   ///< A GImpact shape's local box when read.
+        std::uint64_t checkedPass = 0;       ///< The pass followDeformation last looked at it.
+        std::array<double, 8> fingerprint{}; ///< Type, margin and local box when last checked.
     };
     /// One engine mesh.
     struct Instance {

@@ -576,3 +576,52 @@ TEST_CASE("With fronts, each mesh pair keeps a front while it lives and frees it
     CHECK(engine.proximityFront(1, 0) == nullptr);
     w.world->addRigidBody(body);
 }
+
+namespace {
+
+/// What gContactAddedCallback saw: the (part, index) identifiers of the static mesh's side.
+std::vector<std::pair<int, int>> gMeshSides;
+
+/// Records the identifiers of the side that is not the box (whose wrapper carries them as given).
+bool recordContact(btManifoldPoint&, const btCollisionObjectWrapper* wrap0, int part0, int index0,
+                   const btCollisionObjectWrapper* wrap1, int part1, int index1) {
+    const bool meshIs0 = wrap0->getCollisionShape()->getShapeType() == TRIANGLE_MESH_SHAPE_PROXYTYPE;
+    (void)wrap1;
+    gMeshSides.emplace_back(meshIs0 ? part0 : part1, meshIs0 ? index0 : index1);
+    return false;
+}
+
+} // namespace
+
+TEST_CASE("gContactAddedCallback sees the mesh triangle under each point", "[mesh_dispatcher]") {
+    // A box over the 4x4 grid at (0.3, 0.1), cells of 1: the triangles under it are those of the
+    // four cells around the origin (two per cell, index = 2 * (4 i + j) + k in part 0).
+    btDefaultCollisionConfiguration configuration;
+    CollisionDispatcher dispatcher(&configuration, MeshWorld::quietConfig());
+    btDbvtBroadphase broadphase;
+    btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+    auto arrays = groundGrid(4, 1);
+    btBvhTriangleMeshShape groundShape(arrays->array.get(), true);
+    btBoxShape box(btVector3(0.4f, 0.4f, 0.4f));
+    btCollisionObject ground, body;
+    ground.setCollisionShape(&groundShape);
+    body.setCollisionShape(&box);
+    body.setCollisionFlags(body.getCollisionFlags() | btCollisionObject::CF_CUSTOM_MATERIAL_CALLBACK);
+    body.setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(0.3f, 0.39f, 0.1f)));
+    world.addCollisionObject(&ground);
+    world.addCollisionObject(&body);
+    const ContactAddedCallback saved = gContactAddedCallback;
+    gContactAddedCallback = recordContact;
+    gMeshSides.clear();
+    world.performDiscreteCollisionDetection();
+    gContactAddedCallback = saved;
+    REQUIRE(gMeshSides.size() == 4);
+    for (const auto& [part, index] : gMeshSides) {
+        CHECK(part == 0);
+        const int cell = index / 2, i = cell / 4, j = cell % 4;
+        CHECK((i == 1 || i == 2));
+        CHECK((j == 1 || j == 2));
+    }
+    world.removeCollisionObject(&body);
+    world.removeCollisionObject(&ground);
+}

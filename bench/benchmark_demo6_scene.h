@@ -70,7 +70,8 @@ inline void buildBenchmarkDemo6(MeshBenchWorld& world) {
     solverInfo.m_numIterations = 5;
     for (int tile = 0; tile < 8; ++tile) {
         auto* shape = world.keep(std::make_unique<btBvhTriangleMeshShape>(world.keep(landscapeTile(tile)), true));
-        world.addBody(shape, 0, btTransform(btQuaternion::getIdentity(), btVector3(0, -25, 0)))->setFriction(btScalar(0.9));
+        world.addBody(shape, 0, btTransform(btQuaternion::getIdentity(), btVector3(0, -25, 0)))
+            ->setFriction(btScalar(0.9));
     }
     btConvexHullShape* hull = world.keep(taruHull());
     constexpr int cSize = 10, cLayers = 10;
@@ -81,7 +82,8 @@ inline void buildBenchmarkDemo6(MeshBenchWorld& world) {
             for (int i = 0; i < cSize; ++i) {
                 const btVector3 pos(offset + btScalar(i) * (cCube * 2 + spacing), y,
                                     offset + btScalar(j) * (cCube * 2 + spacing));
-                world.addBody(hull, 1, btTransform(btQuaternion::getIdentity(), btVector3(0, 25, 0) + btVector3(5, 1, 5) * pos));
+                world.addBody(hull, 1,
+                              btTransform(btQuaternion::getIdentity(), btVector3(0, 25, 0) + btVector3(5, 1, 5) * pos));
             }
         }
         offset -= btScalar(0.05) * spacing * btScalar(cSize - 1);

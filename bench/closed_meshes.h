@@ -73,7 +73,8 @@ inline std::unique_ptr<MeshData> groundMesh(int n, btScalar size, btScalar bump)
     for (int i = 0; i <= n; ++i) {
         for (int j = 0; j <= n; ++j) {
             const btScalar x = -half + size * btScalar(i), z = -half + size * btScalar(j);
-            m->vertices.insert(m->vertices.end(), {x, bump * std::sin(x * btScalar(0.7)) * std::cos(z * btScalar(0.5)), z});
+            m->vertices.insert(m->vertices.end(),
+                               {x, bump * std::sin(x * btScalar(0.7)) * std::cos(z * btScalar(0.5)), z});
         }
     }
     for (int i = 0; i < n; ++i) {

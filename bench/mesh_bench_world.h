@@ -43,8 +43,8 @@ private:
 
 /// Vertices and indices that a btTriangleIndexVertexArray points into (kept alive with it).
 struct MeshData {
-    std::vector<btScalar> vertices; ///< x, y, z per vertex.
-    std::vector<int> indices;       ///< Three per triangle.
+    std::vector<btScalar> vertices;                    ///< x, y, z per vertex.
+    std::vector<int> indices;                          ///< Three per triangle.
     std::unique_ptr<btTriangleIndexVertexArray> array; ///< The interface over them (see wrap).
 
     /// Points the interface at the arrays (call once they are filled).
@@ -74,8 +74,8 @@ public:
             m_dispatcher = std::make_unique<TimedDispatcher<btCollisionDispatcher>>(&m_configuration);
         }
         btGImpactCollisionAlgorithm::registerAlgorithm(m_dispatcher.get());
-        m_world = std::make_unique<btDiscreteDynamicsWorld>(m_dispatcher.get(), &m_broadphase, &m_solver,
-                                                            &m_configuration);
+        m_world =
+            std::make_unique<btDiscreteDynamicsWorld>(m_dispatcher.get(), &m_broadphase, &m_solver, &m_configuration);
         m_world->setGravity(btVector3(0, -10, 0));
     }
     ~MeshBenchWorld() {

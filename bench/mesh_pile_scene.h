@@ -23,9 +23,12 @@ constexpr btScalar cPileBump = btScalar(0.3);
 inline std::unique_ptr<MeshData> pileMesh(int i) {
     const btScalar grow = btScalar(0.02) * btScalar(i);
     switch (i % 3) {
-        case 0: return torusMesh(26 + 3 * i, 20 + i, btScalar(0.55) + grow, btScalar(0.22) + grow / 2);
-        case 1: return capsuleMesh(32 + 2 * i, 16 + 2 * (i / 2), btScalar(0.45) + grow, 0);
-        default: return capsuleMesh(28 + 2 * i, 18 + 2 * (i / 2), btScalar(0.35) + grow, btScalar(0.3));
+        case 0:
+            return torusMesh(26 + 3 * i, 20 + i, btScalar(0.55) + grow, btScalar(0.22) + grow / 2);
+        case 1:
+            return capsuleMesh(32 + 2 * i, 16 + 2 * (i / 2), btScalar(0.45) + grow, 0);
+        default:
+            return capsuleMesh(28 + 2 * i, 18 + 2 * (i / 2), btScalar(0.35) + grow, btScalar(0.3));
     }
 }
 

@@ -50,7 +50,7 @@ inline std::unique_ptr<MeshData> landscapeTile(int tile) {
         for (int c = 0; c < columns; ++c) {
             const btScalar x = x0 + cSide / 2 * btScalar(c) / btScalar(columns - 1);
             const btScalar z = z0 + cSide / 4 * btScalar(r) / btScalar(rows - 1);
-            m->vertices.insert(m->vertices.end(), {x, landscapeHeight(x, z), z});
+            m->addVertex(x, landscapeHeight(x, z), z);
         }
     }
     for (int r = 0; r + 1 < rows; ++r) {

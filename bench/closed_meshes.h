@@ -19,7 +19,7 @@ inline std::unique_ptr<MeshData> torusMesh(int nu, int nv, btScalar major, btSca
         for (int j = 0; j < nv; ++j) {
             const btScalar u = SIMD_2_PI * btScalar(i) / btScalar(nu), v = SIMD_2_PI * btScalar(j) / btScalar(nv);
             const btScalar r = major + minor * std::cos(v);
-            m->vertices.insert(m->vertices.end(), {r * std::cos(u), minor * std::sin(v), r * std::sin(u)});
+            m->addVertex(r * std::cos(u), minor * std::sin(v), r * std::sin(u));
         }
     }
     for (int i = 0; i < nu; ++i) {
@@ -38,18 +38,18 @@ inline std::unique_ptr<MeshData> torusMesh(int nu, int nv, btScalar major, btSca
 /// one lowered; 2 slices (stacks - 1) triangles, wound outward.
 inline std::unique_ptr<MeshData> capsuleMesh(int slices, int stacks, btScalar radius, btScalar halfHeight) {
     auto m = std::make_unique<MeshData>();
-    m->vertices.insert(m->vertices.end(), {0, radius + halfHeight, 0});
+    m->addVertex(0, radius + halfHeight, 0);
     for (int s = 1; s < stacks; ++s) {
         const btScalar polar = SIMD_PI * btScalar(s) / btScalar(stacks);
         const btScalar y = radius * std::cos(polar) + (2 * s <= stacks ? halfHeight : -halfHeight);
         for (int k = 0; k < slices; ++k) {
             const btScalar around = SIMD_2_PI * btScalar(k) / btScalar(slices);
             const btScalar r = radius * std::sin(polar);
-            m->vertices.insert(m->vertices.end(), {r * std::cos(around), y, r * std::sin(around)});
+            m->addVertex(r * std::cos(around), y, r * std::sin(around));
         }
     }
     const int bottom = 1 + (stacks - 1) * slices;
-    m->vertices.insert(m->vertices.end(), {0, -radius - halfHeight, 0});
+    m->addVertex(0, -radius - halfHeight, 0);
     const auto ring = [slices](int s, int k) { return 1 + (s - 1) * slices + k % slices; };
     for (int k = 0; k < slices; ++k) {
         m->indices.insert(m->indices.end(), {0, ring(1, k + 1), ring(1, k)});
@@ -73,8 +73,7 @@ inline std::unique_ptr<MeshData> groundMesh(int n, btScalar size, btScalar bump)
     for (int i = 0; i <= n; ++i) {
         for (int j = 0; j <= n; ++j) {
             const btScalar x = -half + size * btScalar(i), z = -half + size * btScalar(j);
-            m->vertices.insert(m->vertices.end(),
-                               {x, bump * std::sin(x * btScalar(0.7)) * std::cos(z * btScalar(0.5)), z});
+            m->addVertex(x, bump * std::sin(x * btScalar(0.7)) * std::cos(z * btScalar(0.5)), z);
         }
     }
     for (int i = 0; i < n; ++i) {

@@ -47,6 +47,12 @@ struct MeshData {
     std::vector<int> indices;                          ///< Three per triangle.
     std::unique_ptr<btTriangleIndexVertexArray> array; ///< The interface over them (see wrap).
 
+    /// Appends the vertex (x, y, z).
+    void addVertex(btScalar x, btScalar y, btScalar z) {
+        vertices.push_back(x);
+        vertices.push_back(y);
+        vertices.push_back(z);
+    }
     /// Points the interface at the arrays (call once they are filled).
     void wrap() {
         array = std::make_unique<btTriangleIndexVertexArray>(

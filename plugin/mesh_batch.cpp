@@ -46,6 +46,24 @@ std::uint32_t triangleOf(const MeshShapeGeometry& g, ProximityKind kind, bool si
     return feature;
 }
 
+/// The same contact seen from the other mesh: sides, features and points swapped, normal turned.
+ProximityContact swappedSides(const ProximityContact& c) {
+    ProximityContact s = c;
+    s.meshA = c.meshB;
+    s.meshB = c.meshA;
+    s.featureA = c.featureB;
+    s.featureB = c.featureA;
+    const auto kind = static_cast<ProximityKind>(c.kind);
+    if (kind == ProximityKind::VertexFace) s.kind = static_cast<std::uint32_t>(ProximityKind::FaceVertex);
+    if (kind == ProximityKind::FaceVertex) s.kind = static_cast<std::uint32_t>(ProximityKind::VertexFace);
+    for (int k = 0; k < 3; ++k) {
+        s.pointA[k] = c.pointB[k];
+        s.pointB[k] = c.pointA[k];
+        s.normal[k] = -c.normal[k];
+    }
+    return s;
+}
+
 } // namespace
 
 MeshBatch::MeshBatch(const NarrowConfig& config)
@@ -133,11 +151,18 @@ void MeshBatch::run() {
         distance = std::max(distance, reach);
         m_order.push_back(r);
     }
+    // The mesh with fewer triangles goes first: the CPU query walks every triangle of its first
+    // mesh through the other's tree, so a hull against a landscape walks the hull's triangles.
+    const auto queryOf = [&](std::uint32_t r) {
+        const std::uint32_t* mesh = m_requests[r].mesh;
+        const bool swap = m_instances.geometry(mesh[0]).indices.size() > m_instances.geometry(mesh[1]).indices.size();
+        return swap ? MeshPairQuery{mesh[1], mesh[0]} : MeshPairQuery{mesh[0], mesh[1]};
+    };
     std::sort(m_order.begin(), m_order.end(), [&](std::uint32_t x, std::uint32_t y) {
-        const MeshRequest &a = m_requests[x], &b = m_requests[y];
-        return a.mesh[0] != b.mesh[0] ? a.mesh[0] < b.mesh[0] : a.mesh[1] < b.mesh[1];
+        const MeshPairQuery a = queryOf(x), b = queryOf(y);
+        return a.meshA != b.meshA ? a.meshA < b.meshA : a.meshB < b.meshB;
     });
-    for (std::uint32_t r : m_order) m_queries.push_back(MeshPairQuery{m_requests[r].mesh[0], m_requests[r].mesh[1]});
+    for (std::uint32_t r : m_order) m_queries.push_back(queryOf(r));
     m_stats.pairs = static_cast<std::uint32_t>(m_queries.size());
     ProximityOptions options;
     options.distance = distance;
@@ -146,16 +171,18 @@ void MeshBatch::run() {
     m_stats.triangleTests = m_set.stats().triangleTests;
     m_stats.featureContacts = m_contacts.size();
     std::size_t next = 0;
-    for (std::uint32_t r : m_order) {
-        const MeshRequest& request = m_requests[r];
+    for (std::size_t q = 0; q < m_order.size(); ++q) {
+        const MeshRequest& request = m_requests[m_order[q]];
+        const bool swapped = m_queries[q].meshA != request.mesh[0];
         const ContactSurface a = m_instances.surface(request.mesh[0]), b = m_instances.surface(request.mesh[1]);
         const double threshold = request.manifold->getContactBreakingThreshold();
         m_solver.clear();
-        for (; next < m_contacts.size() && m_contacts[next].meshA == request.mesh[0] &&
-               m_contacts[next].meshB == request.mesh[1];
+        for (; next < m_contacts.size() && m_contacts[next].meshA == m_queries[q].meshA &&
+               m_contacts[next].meshB == m_queries[q].meshB;
              ++next) {
             ProximityContact solver;
-            if (manifoldContact(m_contacts[next], a, b, solver) && solver.distance <= threshold) {
+            const ProximityContact contact = swapped ? swappedSides(m_contacts[next]) : m_contacts[next];
+            if (manifoldContact(contact, a, b, solver) && solver.distance <= threshold) {
                 m_solver.push_back(solver);
             }
         }

@@ -14,6 +14,7 @@
 #include "support/test_skip.h"
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -409,6 +410,49 @@ TEST_CASE("A batch of contact queries equals the oracle of each, in mesh-pair or
     REQUIRE(points.empty());
     REQUIRE_THROWS_AS(set.findSelfProximity(0, ProximityOptions{-1, false}, contacts), std::invalid_argument);
     REQUIRE_THROWS_AS(set.findSelfProximity(0, ProximityOptions{INFINITY, false}, contacts), std::invalid_argument);
+}
+
+TEST_CASE("A large batch, run one query per thread, equals the queries run one by one", "[narrow][proximity]") {
+    // Eight tori in a ring, each overlapping its neighbours, plus self queries: 16 queries, so the
+    // batch takes the per-thread path on a team (and, at the tuner's probes, the serial one).
+    const PlyMesh torus = torusMesh(16, 8, 0.3, 0.08);
+    for (NarrowTraversal traversal : {NarrowTraversal::LeafWalk, NarrowTraversal::Fronts}) {
+        TriangleMeshSet batch(2), single(1);
+        batch.setTraversal(traversal);
+        single.setTraversal(traversal);
+        std::vector<MeshPairQuery> queries;
+        for (std::uint32_t i = 0; i < 8; ++i) {
+            for (TriangleMeshSet* set : {&batch, &single}) addTo(*set, torus);
+            queries.push_back(MeshPairQuery{i, (i + 1) % 8});
+            queries.push_back(MeshPairQuery{i, i});
+        }
+        const double d = 0.3 * meanEdge(torus);
+        for (int frame = 0; frame < 6; ++frame) {
+            for (std::uint32_t i = 0; i < 8; ++i) {
+                const double angle = 0.785398 * i + 0.05 * frame;
+                const std::vector<double> move = rotationAbout111(0.3 * frame + i, 0.5 * std::cos(angle),
+                                                                  0.5 * std::sin(angle), 0.02 * i);
+                batch.setTransform(i, move.data());
+                single.setTransform(i, move.data());
+            }
+            std::vector<ProximityContact> together, one, expected;
+            batch.findProximity(queries.data(), static_cast<std::uint32_t>(queries.size()),
+                                ProximityOptions{d, false}, together);
+            std::vector<MeshPairQuery> sorted = queries;
+            std::sort(sorted.begin(), sorted.end(), [](const MeshPairQuery& x, const MeshPairQuery& y) {
+                return x.meshA != y.meshA ? x.meshA < y.meshA : x.meshB < y.meshB;
+            });
+            for (const MeshPairQuery& query : sorted) {
+                single.findProximity(&query, 1, ProximityOptions{d, false}, one);
+                expected.insert(expected.end(), one.begin(), one.end());
+            }
+            INFO("traversal " << static_cast<int>(traversal) << ", frame " << frame);
+            REQUIRE(countKind(expected, ProximityKind::EdgeEdge) > 0);
+            REQUIRE(together.size() == expected.size());
+            REQUIRE(std::memcmp(together.data(), expected.data(), together.size() * sizeof(ProximityContact)) == 0);
+            REQUIRE(batch.stats().triangleTests > 0);
+        }
+    }
 }
 
 TEST_CASE("Contact-query fronts follow trees restructured by the intersection query", "[narrow][proximity]") {

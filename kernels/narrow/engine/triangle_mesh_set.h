@@ -9,6 +9,7 @@
 #include "kernels/narrow/traversal/bvtt_traversal.h"
 #include "kernels/narrow/hierarchy/lbvh.h"
 #include "kernels/narrow/geometry/mesh_features.h"
+#include "kernels/narrow/geometry/candidate_proximity.h"
 #include "kernels/narrow/geometry/proximity_contact.h"
 #include "kernels/narrow/geometry/triangle_contact.h"
 
@@ -203,16 +204,20 @@ private:
         bool positionsChanged = false;
         bool volumeChanged = false; ///< The OBBs are to be fitted anew (or no longer used).
         bool worldStale = true;
-        bool refittedSinceBuild = false;        ///< Deformed since its tree was built.
-        std::vector<NodeRange> pendingSubtrees; ///< To restructure at the next query.
-        std::vector<NodeRange> restructured;    ///< Restructured by this query (fronts to carry over).
-        std::uint64_t topologyVersion = 0;      ///< Builds and restructures of its tree.
-        MeshFeatures features;                  ///< Edges and ownership (at the first contact query).
-        bool featuresBuilt = false;             ///< `features` is current.
-        std::vector<std::uint32_t> weld;        ///< Canonical vertices (contact queries with welds).
-        std::vector<FloatBox> grownBoxes[2];    ///< Leaf boxes grown for the contact query (own, world frame).
-        std::vector<LbvhNode> grownNodes[2];    ///< The tree over them (own, world frame).
-        std::uint64_t grownBatch[2] = {0, 0};   ///< The contact query batch they were grown for.
+        bool worldCornersStale = true;                   ///< worldCorners are out of date (the rest may be current).
+        bool refittedSinceBuild = false;                 ///< Deformed since its tree was built.
+        std::vector<NodeRange> pendingSubtrees;          ///< To restructure at the next query.
+        std::vector<NodeRange> restructured;             ///< Restructured by this query (fronts to carry over).
+        std::uint64_t topologyVersion = 0;               ///< Builds and restructures of its tree.
+        MeshFeatures features;                           ///< Edges and ownership (at the first contact query).
+        bool featuresBuilt = false;                      ///< `features` is current.
+        std::vector<std::uint32_t> weld;                 ///< Canonical vertices (contact queries with welds).
+        std::vector<FloatBox> grownBoxes[2];             ///< Leaf boxes grown for the contact query (own, world frame).
+        std::vector<LbvhNode> grownNodes[2];             ///< The tree over them (own, world frame).
+        std::uint64_t cornersVersion[2] = {0, 0};        ///< Bumped whenever corners (own, world frame) are recomputed.
+        std::uint64_t grownCorners[2] = {~0ull, ~0ull};  ///< cornersVersion the grown trees were made from.
+        std::uint64_t grownTopology[2] = {~0ull, ~0ull}; ///< topologyVersion they were made over.
+        double grownDistance[2] = {-1, -1};              ///< The distance they were grown by.
     };
 
     /// A contact-query front and what it was made for.
@@ -225,6 +230,12 @@ private:
         std::vector<ProximityContact> contacts; ///< Contacts found.
         std::vector<PointContact> points;       ///< Point contacts found.
         std::vector<FrontEntry> walk;           ///< A point's candidate leaves.
+        FrontTraversal traversal;               ///< Its walks when queries run one per thread.
+        BvttFront walkFront;                    ///< The front of its walks (unused entries).
+        std::vector<std::size_t> ends;          ///< End of each of its queries' contacts.
+        std::vector<std::uint32_t> queries;     ///< Positions in m_order of its queries.
+        FrontCounters counters;                 ///< Its queries' counters, summed.
+        std::uint32_t frontsGenerated = 0;      ///< Its queries whose fronts were generated anew.
     };
 
     /// Checks the queries' meshes and sorts m_order by mesh pair, so that joined results come
@@ -236,6 +247,9 @@ private:
     void updateTree(Mesh& mesh);
     /// Refits the mesh's world-frame tree when it has a transform and is stale.
     void updateWorldTree(Mesh& mesh);
+    /// Moves the corners of a mesh with a transform to the world when stale, and nothing else:
+    /// what the contact query reads (it grows its own trees and computes planes as it needs them).
+    void updateWorldCorners(Mesh& mesh);
     /// The view of a mesh for a query, in its own frame or in the world.
     MeshView viewOf(std::uint32_t index, bool world) const;
     /// viewOf over the tree grown for the last contact query (boxes only).
@@ -243,13 +257,20 @@ private:
     /// Which grown tree of a mesh a query reads: 1 (world) for a pair query of a mesh with a
     /// transform, else 0 (own frame).
     std::uint32_t grownFrameOf(std::uint32_t index, bool world) const;
-    /// Grows the mesh's leaf boxes and tree for the current contact query batch (once per frame).
+    /// Grows the mesh's leaf boxes and tree by `distance`, unless they already are, from the same
+    /// corners and topology (a static mesh is grown once).
     void growTree(std::uint32_t index, bool world, double distance);
     /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
     BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);
     /// Tests the traversal's candidates of one query on the threads; appends the contacts, sorted.
     void testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
                                  std::vector<ProximityContact>& contacts);
+    /// The contact query's view of one side of a query.
+    ProximityMeshView proximityViewOf(const MeshView& view, bool self, const ProximityOptions& options) const;
+    /// Runs the ordered queries one per thread on `team` threads (each walk and test on one
+    /// thread); appends every query's contacts, sorted, in m_order's order.
+    void runProximityQueriesPerThread(const MeshPairQuery* queries, const ProximityOptions& options, int team,
+                                      std::vector<ProximityContact>& contacts);
     /// Records a query's front quality; when degraded, schedules the restructuring of the
     /// degraded subtrees of the other mesh's tree, or its rebuild (front_quality.h).
     void recordQuality(const MeshPairQuery& query, const BvttQuery& views, BvttFront& front,
@@ -280,9 +301,16 @@ private:
     std::map<std::uint64_t, BvttFront> m_fronts;                         ///< Key meshA << 32 | meshB.
     std::map<std::uint64_t, ProximityFront> m_proximityFronts;           ///< Key meshA << 32 | meshB.
     std::vector<CacheLinePadded<ProximityThreadOut>> m_proximityThreads; ///< Contact-query outputs.
-    std::vector<std::uint32_t> m_weldOrder;                              ///< Scratch of weldVertices.
-    BvttFront m_walkFront;                                               ///< The front of a walk (unused entries).
-    std::uint64_t m_proximityBatch = 0;                                  ///< Contact-query batches run.
+    /// Where one query's contacts lie when queries run one per thread.
+    struct QueryRange {
+        int thread = 0;        ///< The thread that ran it.
+        std::size_t begin = 0; ///< First contact in that thread's output.
+        std::size_t end = 0;   ///< One past its last.
+    };
+    std::vector<QueryRange> m_queryRanges;  ///< By position in m_order.
+    std::vector<BvttFront*> m_queryFronts;  ///< Kept fronts by position in m_order (Fronts traversal).
+    std::vector<std::uint32_t> m_weldOrder; ///< Scratch of weldVertices.
+    BvttFront m_walkFront;                  ///< The front of a walk (unused entries).
     NarrowTraversal m_traversal = NarrowTraversal::LeafWalk;
     double m_rebuildRatio = cDefaultRebuildRatio;
     bool m_restructuring = true;

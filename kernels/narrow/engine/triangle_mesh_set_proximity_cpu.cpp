@@ -18,6 +18,9 @@ namespace {
 
 /// Below this many candidates or points the tests run on one thread.
 constexpr std::int64_t cParallelProximity = 256;
+/// From this many queries in a batch, the queries run one per thread (each walked and tested on
+/// one thread): a batch of many small mesh pairs would otherwise open a team per query.
+constexpr std::uint32_t cQueriesPerThreadFrom = 8;
 
 /// Throws unless `distance` is finite and >= 0.
 void checkDistance(double distance) {
@@ -42,7 +45,10 @@ std::uint32_t TriangleMeshSetImpl::grownFrameOf(std::uint32_t index, bool world)
 void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double distance) {
     Mesh& mesh = m_meshes[index];
     const std::uint32_t frame = grownFrameOf(index, world);
-    if (mesh.grownBatch[frame] == m_proximityBatch) return;
+    if (mesh.grownCorners[frame] == mesh.cornersVersion[frame] && mesh.grownTopology[frame] == mesh.topologyVersion &&
+        mesh.grownDistance[frame] == distance) {
+        return;
+    }
     const Clock::time_point start = Clock::now();
     const std::vector<Triangle3d>& corners = frame == 1 ? mesh.worldCorners : mesh.corners;
     std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
@@ -55,7 +61,9 @@ void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double dista
     } else {
         mesh.grownNodes[frame].clear();
     }
-    mesh.grownBatch[frame] = m_proximityBatch;
+    mesh.grownCorners[frame] = mesh.cornersVersion[frame];
+    mesh.grownTopology[frame] = mesh.topologyVersion;
+    mesh.grownDistance[frame] = distance;
     m_stats.refitMs += millisecondsSince(start);
 }
 
@@ -65,6 +73,9 @@ MeshView TriangleMeshSetImpl::grownViewOf(std::uint32_t index, bool world) const
     view.nodes = nodes.empty() ? nullptr : nodes.data();
     view.nodeCount = static_cast<std::uint32_t>(nodes.size());
     view.obbs = nullptr;
+    // In the world frame the exact tests compute the planes they need: this query keeps no world
+    // planes (updateWorldCorners).
+    if (grownFrameOf(index, world) == 1) view.planes = nullptr;
     return view;
 }
 
@@ -94,23 +105,26 @@ std::vector<FrontEntry> TriangleMeshSetImpl::walkedProximityFront(std::uint32_t 
     return walkedFrontOf(frontTreeOf(grownViewOf(meshA, !self)), frontTreeOf(grownViewOf(meshB, !self)), self);
 }
 
+ProximityMeshView TriangleMeshSetImpl::proximityViewOf(const MeshView& view, bool self,
+                                                       const ProximityOptions& options) const {
+    const Mesh& mesh = m_meshes[view.mesh];
+    const bool welds = self && options.excludeWelded;
+    return ProximityMeshView{sourceOf(view),
+                             view.indices,
+                             mesh.features.triangleEdges.data(),
+                             mesh.features.owned.data(),
+                             welds ? mesh.weld.data() : nullptr,
+                             view.mesh};
+}
+
 void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
                                                   std::vector<ProximityContact>& contacts) {
     const std::vector<FrontEntry>& candidates = m_frontTraversal.candidates();
     const auto count = static_cast<std::int64_t>(candidates.size());
     const int team = count >= cParallelProximity ? m_threads : 1;
     if (m_proximityThreads.size() < static_cast<std::size_t>(team)) m_proximityThreads.resize(team);
-    const auto viewOfMesh = [&](const MeshView& view) {
-        const Mesh& mesh = m_meshes[view.mesh];
-        const bool welds = views.self && options.excludeWelded;
-        return ProximityMeshView{sourceOf(view),
-                                 view.indices,
-                                 mesh.features.triangleEdges.data(),
-                                 mesh.features.owned.data(),
-                                 welds ? mesh.weld.data() : nullptr,
-                                 view.mesh};
-    };
-    const ProximityMeshView a = viewOfMesh(views.a), b = viewOfMesh(views.b);
+    const ProximityMeshView a = proximityViewOf(views.a, views.self, options);
+    const ProximityMeshView b = proximityViewOf(views.b, views.self, options);
     const double distance = options.distance;
 #pragma omp parallel num_threads(team)
     {
@@ -133,15 +147,83 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
     std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), proximityBefore);
 }
 
+void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* queries, const ProximityOptions& options,
+                                                       int team, std::vector<ProximityContact>& contacts) {
+    const bool keep = m_traversal == NarrowTraversal::Fronts;
+    const auto count = static_cast<std::int64_t>(m_order.size());
+    // Fronts are found (and made) here, on one thread: the map is not shared-write safe.
+    m_queryFronts.clear();
+    for (std::uint32_t q : m_order)
+        m_queryFronts.push_back(keep ? &proximityFrontOf(queries[q], options.distance) : nullptr);
+    if (m_proximityThreads.size() < static_cast<std::size_t>(team)) m_proximityThreads.resize(team);
+#pragma omp parallel num_threads(team)
+    {
+        ProximityThreadOut& out = m_proximityThreads[omp_get_thread_num()].value;
+        out.contacts.clear();
+        out.ends.clear();
+        out.queries.clear();
+        out.counters = FrontCounters{};
+        out.frontsGenerated = 0;
+        AppendTo<ProximityContact> emit{out.contacts};
+#pragma omp for schedule(dynamic, 4)
+        for (std::int64_t position = 0; position < count; ++position) {
+            const MeshPairQuery& query = queries[m_order[position]];
+            const bool self = query.meshA == query.meshB;
+            const BvttQuery views{grownViewOf(query.meshA, !self), grownViewOf(query.meshB, !self), self};
+            BvttFront& front = keep ? *m_queryFronts[position] : out.walkFront;
+            out.traversal.collectCandidates(views, front, keep ? FrontRun::Update : FrontRun::Walk, 1);
+            const FrontCounters& counters = out.traversal.counters();
+            out.counters.boxTests += counters.boxTests;
+            out.counters.candidates += counters.candidates;
+            out.counters.frontEntries += counters.frontEntries;
+            out.frontsGenerated += counters.generated ? 1 : 0;
+            const ProximityMeshView a = proximityViewOf(views.a, self, options);
+            const ProximityMeshView b = proximityViewOf(views.b, self, options);
+            const std::size_t first = out.contacts.size();
+            for (const FrontEntry& candidate : out.traversal.candidates()) {
+                candidateProximity(a, leafTriangle(views.a.nodes[candidate.leaf]), b,
+                                   leafTriangle(views.b.nodes[candidate.node]), self, options.distance, emit);
+            }
+            std::sort(out.contacts.begin() + static_cast<std::ptrdiff_t>(first), out.contacts.end(), proximityBefore);
+            out.ends.push_back(out.contacts.size());
+            out.queries.push_back(static_cast<std::uint32_t>(position));
+        }
+    }
+    // Joined in m_order's order: where each position's contacts lie.
+    m_queryRanges.assign(static_cast<std::size_t>(count), QueryRange{});
+    for (int t = 0; t < team; ++t) {
+        const ProximityThreadOut& out = m_proximityThreads[t].value;
+        for (std::size_t i = 0; i < out.queries.size(); ++i) {
+            m_queryRanges[out.queries[i]] = QueryRange{t, i == 0 ? 0 : out.ends[i - 1], out.ends[i]};
+        }
+        m_stats.boxTests += out.counters.boxTests;
+        m_stats.triangleTests += out.counters.candidates;
+        m_stats.frontEntries += out.counters.frontEntries;
+        m_stats.frontsGenerated += out.frontsGenerated;
+    }
+    for (const QueryRange& range : m_queryRanges) {
+        const std::vector<ProximityContact>& part = m_proximityThreads[range.thread].value.contacts;
+        contacts.insert(contacts.end(), part.begin() + static_cast<std::ptrdiff_t>(range.begin),
+                        part.begin() + static_cast<std::ptrdiff_t>(range.end));
+    }
+}
+
 void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint32_t count,
                                         const ProximityOptions& options, std::vector<ProximityContact>& contacts) {
     checkDistance(options.distance);
     m_stats = NarrowStats{};
     orderQueries(queries, count);
-    for (std::uint32_t q = 0; q < count; ++q) updateTreesOf(queries[q]);
+    for (std::uint32_t q = 0; q < count; ++q) {
+        const MeshPairQuery& query = queries[q];
+        updateTree(m_meshes[query.meshA]);
+        updateTree(m_meshes[query.meshB]);
+        if (query.meshA != query.meshB) {
+            updateWorldCorners(m_meshes[query.meshA]);
+            updateWorldCorners(m_meshes[query.meshB]);
+        }
+    }
     // The intersection query's fronts follow any restructuring done here.
     carryFrontsOver();
-    ++m_proximityBatch;
     for (std::uint32_t q = 0; q < count; ++q) {
         const MeshPairQuery& query = queries[q];
         const bool self = query.meshA == query.meshB;
@@ -162,6 +244,14 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     }
     const Clock::time_point start = Clock::now();
     contacts.clear();
+    m_threads = m_queryTuner.threadsForNextUpdate();
+    if (count >= cQueriesPerThreadFrom && m_threads > 1) {
+        runProximityQueriesPerThread(queries, options, m_threads, contacts);
+        m_stats.traverseMs = millisecondsSince(start);
+        m_stats.contacts = contacts.size();
+        m_queryTuner.record(m_stats.traverseMs);
+        return;
+    }
     const bool keep = m_traversal == NarrowTraversal::Fronts;
     for (std::uint32_t q : m_order) {
         const MeshPairQuery& query = queries[q];
@@ -180,6 +270,7 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     }
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
+    m_queryTuner.record(m_stats.traverseMs);
 }
 
 void TriangleMeshSetImpl::findSelfProximity(std::uint32_t mesh, const ProximityOptions& options,
@@ -206,9 +297,8 @@ void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t c
     m_stats = NarrowStats{};
     Mesh& mesh = m_meshes[index];
     updateTree(mesh);
-    updateWorldTree(mesh);
+    updateWorldCorners(mesh);
     carryFrontsOver();
-    ++m_proximityBatch;
     growTree(index, true, distance);
     const Clock::time_point start = Clock::now();
     const MeshView view = grownViewOf(index, true);

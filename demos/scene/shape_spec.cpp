@@ -54,9 +54,12 @@ std::unique_ptr<btCollisionShape> makeGImpactMesh(const JsonReader& spec, Genera
     TriMesh mesh;
     if (spec.has("torus")) {
         const JsonReader torus = spec.at("torus");
+        const int majorSegments = torus.positiveInt("majorSegments", 30);
+        const int minorSegments = torus.positiveInt("minorSegments", 10);
+        if (majorSegments < 3) torus.at("majorSegments").fail("expected at least 3 segments");
+        if (minorSegments < 3) torus.at("minorSegments").fail("expected at least 3 segments");
         mesh = torusMesh(btScalar(torus.at("majorRadius").positiveNumber()),
-                         btScalar(torus.at("minorRadius").positiveNumber()), torus.positiveInt("majorSegments", 30),
-                         torus.positiveInt("minorSegments", 10));
+                         btScalar(torus.at("minorRadius").positiveNumber()), majorSegments, minorSegments);
         torus.done();
     } else {
         mesh = readObjParam(spec, context);

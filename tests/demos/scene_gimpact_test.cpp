@@ -130,5 +130,8 @@ TEST_CASE("GImpact shapes and the narrow-phase option name the field on errors",
     CHECK_THAT(loadError("torus.json",
                          head + grid + R"({"type": "gimpact_mesh", "torus": {"majorRadius": 1, "minor": 1}}}]})"),
                Catch::Contains("objects[0].shape.torus.minorRadius: missing required field"));
+    CHECK_THAT(loadError("segments.json", head + grid + R"({"type": "gimpact_mesh", "torus": {"majorRadius": 1,
+                                          "minorRadius": 0.5, "minorSegments": 2}}}]})"),
+               Catch::Contains("objects[0].shape.torus.minorSegments: expected at least 3 segments"));
     CHECK_THROWS_WITH(loadWith(cScenes + "/gimpact-demo.json", "gjk"), Catch::Contains("unknown narrow phase 'gjk'"));
 }

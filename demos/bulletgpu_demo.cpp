@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // bulletgpu-demo: Bullet's demo-browser scenes, read from scene files, stepped headlessly with one
-// or several broadphases; a per-phase table, JSON/CSV reports, PNG frames and a step-time chart.
+// or several broadphases and narrow phases; a per-phase table, JSON/CSV reports, PNG frames and a
+// step-time chart.
 #include "demos/app/demo_options.h"
 #include "demos/app/run_report.h"
 #include "demos/app/scene_run.h"
@@ -28,11 +29,11 @@ void listScenes(const std::filesystem::path& folder) {
     for (const std::string& file : files) std::printf("%s\n", file.c_str());
 }
 
-/// Renders every renderEvery-th step of a run to DIR/<broadphase>/frame-NNNNN.png.
-StepObserver frameWriter(const DemoOptions& options, const std::string& broadphase,
+/// Renders every renderEvery-th step of a run to DIR/<broadphase>[/<narrow>]/frame-NNNNN.png.
+StepObserver frameWriter(const DemoOptions& options, const std::string& broadphase, const std::string& narrow,
                          std::shared_ptr<WorldRenderer> renderer) {
     if (options.renderDir.empty()) return {};
-    const std::filesystem::path folder = std::filesystem::path(options.renderDir) / broadphase;
+    const std::filesystem::path folder = std::filesystem::path(options.renderDir) / broadphase / narrow;
     std::filesystem::create_directories(folder);
     return [folder, every = options.renderEvery, renderer](int step, SceneWorld& scene) {
         if (step % every != 0 && step != 1) return;
@@ -46,7 +47,7 @@ void writeChart(const std::string& path, const std::vector<SceneRun>& runs) {
     std::vector<ChartSeries> series;
     for (const SceneRun& run : runs) {
         ChartSeries line;
-        line.label = run.backend.empty() ? run.broadphase : run.broadphase + " (" + run.backend + ")";
+        line.label = run.backend.empty() ? runName(run) : runName(run) + " (" + run.backend + ")";
         for (const StepRecord& step : run.steps) line.values.push_back(step.totalMs);
         series.push_back(std::move(line));
     }
@@ -70,10 +71,16 @@ int main(int argc, char** argv) {
             renderer = std::make_shared<WorldRenderer>(options.renderWidth, options.renderHeight);
         }
 
+        // Each broadphase with each narrow phase asked for (or the scene file's, when none is).
+        const std::vector<std::string> narrows =
+            options.narrows.empty() ? std::vector<std::string>{""} : options.narrows;
         std::vector<SceneRun> runs;
         for (const std::string& broadphase : options.broadphases) {
-            runs.push_back(runScene(options.scenePath, broadphase, options.steps, loadOptions,
-                                    frameWriter(options, broadphase, renderer)));
+            for (const std::string& narrow : narrows) {
+                loadOptions.narrow = narrow;
+                runs.push_back(runScene(options.scenePath, broadphase, options.steps, loadOptions,
+                                        frameWriter(options, broadphase, narrow, renderer)));
+            }
         }
         const std::vector<RunComparison> comparisons = compareRuns(runs);
         printReport(runs, comparisons);

@@ -2,6 +2,7 @@
 #include "demos/app/demo_options.h"
 
 #include "demos/common/broadphase_factory.h"
+#include "demos/common/narrow_factory.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,21 +13,28 @@ namespace bulletgpu::demo {
 namespace {
 
 constexpr const char* cUsage =
-    "usage: bulletgpu-demo [--scene FILE] [--broadphase NAME | --compare [NAME,NAME,...]] [--steps N]\n"
+    "usage: bulletgpu-demo [--scene FILE] [--broadphase NAME | --compare [NAME,NAME,...]]\n"
+    "                      [--narrow NAME | --narrow NAME,NAME,... | --narrow compare] [--steps N]\n"
     "                      [--scale F] [--json FILE] [--csv FILE] [--render DIR] [--render-every K]\n"
     "                      [--size WxH] [--plot FILE] [--list]\n"
     "\n"
-    "Steps a scene file headlessly with one or several broadphases and prints a per-phase table.\n"
+    "Steps a scene file headlessly with one or several broadphases (and narrow phases) and prints a\n"
+    "per-phase table. Options take their value after a space or an '=' (--narrow=compare).\n"
     "  --scene FILE        scene to run (default: %s)\n"
     "  --broadphase NAME   one of: dbvt sap simple bulletgpu bulletgpu-cpu bulletgpu-cuda (default: bulletgpu);\n"
     "                      the bulletgpu names take -k<K> for K slabs, e.g. bulletgpu-cpu-k2\n"
     "  --compare [LIST]    run several broadphases on the same scene (default list: dbvt,bulletgpu);\n"
     "                      the first is the reference for time ratios and physics agreement\n"
+    "  --narrow NAME       narrow phase for mesh pairs: bullet (btCollisionDispatcher, GImpact through\n"
+    "                      btGImpactCollisionAlgorithm), bulletgpu, bulletgpu-cpu or bulletgpu-cuda\n"
+    "                      (bulletgpu::CollisionDispatcher); a list runs each broadphase with each, the\n"
+    "                      first being the reference; compare is bullet,bulletgpu (default: the scene\n"
+    "                      file's \"world.narrow\")\n"
     "  --steps N           steps per run (default: the scene file's own count)\n"
     "  --scale F           multiply the object counts of scalable scenes (box fields, Avril et al.)\n"
     "  --json FILE         write the report as JSON\n"
     "  --csv FILE          write one row per step and broadphase as CSV\n"
-    "  --render DIR        write PNG frames from the scene's camera to DIR/<broadphase>/\n"
+    "  --render DIR        write PNG frames from the scene's camera to DIR/<broadphase>[/<narrow>]/\n"
     "  --render-every K    steps between rendered frames (default 10)\n"
     "  --size WxH          rendered frame size (default 960x540)\n"
     "  --plot FILE         write a PNG chart of step time per frame for each broadphase\n"
@@ -62,6 +70,19 @@ void checkBroadphaseName(const std::string& name) {
                                 "optionally with -k<slabs>, e.g. bulletgpu-cpu-k2)");
 }
 
+std::vector<std::string> readNarrowPhases(const std::string& text) {
+    if (text == "compare") return {"bullet", "bulletgpu"};
+    std::vector<std::string> names = splitList(text);
+    if (names.empty()) throw std::invalid_argument("--narrow needs narrow-phase names");
+    for (const std::string& name : names) {
+        if (!isNarrowPhaseName(name)) {
+            throw std::invalid_argument("unknown narrow phase '" + name + "' (" + narrowPhaseNameList() +
+                                        ", or compare)");
+        }
+    }
+    return names;
+}
+
 } // namespace
 
 DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultScene) {
@@ -69,8 +90,17 @@ DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultSc
     options.scenePath = defaultScene;
     options.broadphases = {"bulletgpu"};
     for (int i = 1; i < argc; ++i) {
-        const std::string arg = argv[i];
+        std::string arg = argv[i];
+        // --option=value is --option value.
+        std::string inlineValue;
+        const std::size_t equals = arg.find('=');
+        const bool hasInlineValue = arg.rfind("--", 0) == 0 && equals != std::string::npos;
+        if (hasInlineValue) {
+            inlineValue = arg.substr(equals + 1);
+            arg = arg.substr(0, equals);
+        }
         auto value = [&]() -> std::string {
+            if (hasInlineValue) return inlineValue;
             if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
             return argv[++i];
         };
@@ -79,9 +109,11 @@ DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultSc
         } else if (arg == "--broadphase") {
             options.broadphases = {value()};
         } else if (arg == "--compare") {
-            const bool hasList = i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0;
+            const bool hasList = hasInlineValue || (i + 1 < argc && std::string(argv[i + 1]).rfind("--", 0) != 0);
             options.broadphases = hasList ? splitList(value()) : std::vector<std::string>{"dbvt", "bulletgpu"};
             if (options.broadphases.empty()) throw std::invalid_argument("--compare needs broadphase names");
+        } else if (arg == "--narrow") {
+            options.narrows = readNarrowPhases(value());
         } else if (arg == "--steps") {
             options.steps = parsePositive(arg, value());
         } else if (arg == "--scale") {
@@ -111,6 +143,8 @@ DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultSc
             options.renderHeight = parsePositive(arg, text.substr(x + 1));
         } else if (arg == "--plot") {
             options.plotPath = value();
+        } else if (hasInlineValue && (arg == "--list" || arg == "--help")) {
+            throw std::invalid_argument(arg + " takes no value");
         } else if (arg == "--list") {
             options.listScenes = true;
         } else if (arg == "--help" || arg == "-h") {

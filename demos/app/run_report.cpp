@@ -14,7 +14,7 @@ namespace bulletgpu::demo {
 namespace {
 
 std::string runLabel(const SceneRun& run) {
-    return run.backend.empty() ? run.broadphase : run.broadphase + " (" + run.backend + ")";
+    return run.backend.empty() ? runName(run) : runName(run) + " (" + run.backend + ")";
 }
 
 std::ofstream openForWriting(const std::string& path) {
@@ -65,10 +65,11 @@ std::vector<RunComparison> compareRuns(const std::vector<SceneRun>& runs) {
     for (std::size_t i = 1; i < runs.size(); ++i) {
         const RunSummary summary = summarizeRun(runs[i]);
         RunComparison comparison;
-        comparison.broadphase = runs[i].broadphase;
-        comparison.reference = reference.broadphase;
+        comparison.broadphase = runName(runs[i]);
+        comparison.reference = runName(reference);
         comparison.stepSpeedup = referenceSummary.meanTotalMs / std::max(1e-9, summary.meanTotalMs);
         comparison.broadphaseSpeedup = referenceSummary.meanBroadphaseMs / std::max(1e-9, summary.meanBroadphaseMs);
+        comparison.narrowphaseSpeedup = referenceSummary.meanNarrowphaseMs / std::max(1e-9, summary.meanNarrowphaseMs);
         comparison.heightDifference = runs[i].heights.mean - reference.heights.mean;
         comparison.heightTolerance = 0.1 * (reference.heights.highest - reference.heights.lowest) + 0.05;
         comparison.contactDifference = summary.finalContacts - referenceSummary.finalContacts;
@@ -86,8 +87,8 @@ void printReport(const std::vector<SceneRun>& runs, const std::vector<RunCompari
     std::printf("%s: %s\n%d collision objects, %zu steps; times are milliseconds per step (mean; median of the "
                 "whole step)\n\n",
                 first.sceneName.c_str(), first.sceneDescription.c_str(), first.objects, first.steps.size());
-    std::printf("%-22s %9s %9s %10s %11s %9s %9s %9s %9s %9s %9s\n", "broadphase", "step", "median", "broadphase",
-                "narrowphase", "solver", "other", "peak prs", "pairs", "contacts", "mean y");
+    std::printf("%-22s %9s %9s %10s %11s %9s %9s %9s %9s %9s %9s\n", "broadphase[/narrow]", "step", "median",
+                "broadphase", "narrowphase", "solver", "other", "peak prs", "pairs", "contacts", "mean y");
     for (const SceneRun& run : runs) {
         const RunSummary s = summarizeRun(run);
         std::printf("%-22s %9.3f %9.3f %10.3f %11.3f %9.3f %9.3f %9d %9d %9d %9.3f\n", runLabel(run).c_str(),
@@ -96,10 +97,11 @@ void printReport(const std::vector<SceneRun>& runs, const std::vector<RunCompari
         if (run.lastRayHits > 0) std::printf("%-22s rays hit in the last step: %d\n", "", run.lastRayHits);
     }
     for (const RunComparison& c : comparisons) {
-        std::printf("\n%s against %s: step %.2fx, broad phase %.2fx faster; mean height %+.3f (tolerance %.3f), "
-                    "contacts %+d (tolerance %d): physics %s\n",
-                    c.broadphase.c_str(), c.reference.c_str(), c.stepSpeedup, c.broadphaseSpeedup, c.heightDifference,
-                    c.heightTolerance, c.contactDifference, c.contactTolerance, c.agrees ? "agrees" : "DIFFERS");
+        std::printf("\n%s against %s: step %.2fx, broad phase %.2fx, narrow phase %.2fx faster; mean height %+.3f "
+                    "(tolerance %.3f), contacts %+d (tolerance %d): physics %s\n",
+                    c.broadphase.c_str(), c.reference.c_str(), c.stepSpeedup, c.broadphaseSpeedup, c.narrowphaseSpeedup,
+                    c.heightDifference, c.heightTolerance, c.contactDifference, c.contactTolerance,
+                    c.agrees ? "agrees" : "DIFFERS");
     }
 }
 
@@ -115,8 +117,10 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
     report["runs"] = nlohmann::json::array();
     for (const SceneRun& run : runs) {
         const RunSummary s = summarizeRun(run);
-        nlohmann::json entry{{"broadphase", run.broadphase},
+        nlohmann::json entry{{"name", runName(run)},
+                             {"broadphase", run.broadphase},
                              {"backend", run.backend},
+                             {"narrowPhase", run.narrowPhase},
                              {"buildMs", run.buildMs},
                              {"steps", run.steps.size()},
                              {"meanStepMs", s.meanTotalMs},
@@ -149,6 +153,7 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
                                          {"reference", c.reference},
                                          {"stepSpeedup", c.stepSpeedup},
                                          {"broadphaseSpeedup", c.broadphaseSpeedup},
+                                         {"narrowphaseSpeedup", c.narrowphaseSpeedup},
                                          {"heightDifference", c.heightDifference},
                                          {"heightTolerance", c.heightTolerance},
                                          {"contactDifference", c.contactDifference},
@@ -162,13 +167,14 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
 
 void writeCsvReport(const std::string& path, const std::vector<SceneRun>& runs) {
     std::ofstream file = openForWriting(path);
-    file << "scene,broadphase,backend,step,total_ms,broadphase_ms,narrowphase_ms,solver_ms,pairs,contacts\n";
+    file << "scene,broadphase,backend,narrow_phase,step,total_ms,broadphase_ms,narrowphase_ms,solver_ms,pairs,"
+            "contacts\n";
     for (const SceneRun& run : runs) {
         for (std::size_t i = 0; i < run.steps.size(); ++i) {
             const StepRecord& s = run.steps[i];
-            file << run.sceneName << ',' << run.broadphase << ',' << run.backend << ',' << i + 1 << ',' << s.totalMs
-                 << ',' << s.broadphaseMs << ',' << s.narrowphaseMs << ',' << s.solverMs << ',' << s.pairs << ','
-                 << s.contacts << '\n';
+            file << run.sceneName << ',' << run.broadphase << ',' << run.backend << ',' << run.narrowPhase << ','
+                 << i + 1 << ',' << s.totalMs << ',' << s.broadphaseMs << ',' << s.narrowphaseMs << ',' << s.solverMs
+                 << ',' << s.pairs << ',' << s.contacts << '\n';
         }
     }
     finishWriting(file, path);

@@ -21,17 +21,18 @@ struct RunSummary {
     int finalContacts = 0;        ///< Contact points after the last step.
 };
 
-/// How a run's physics and speed compare with the reference run (the first broadphase).
+/// How a run's physics and speed compare with the reference run (the first one).
 struct RunComparison {
-    std::string broadphase;       ///< The compared run.
-    std::string reference;        ///< The reference run.
-    double stepSpeedup = 0;       ///< Reference mean step time over this run's.
-    double broadphaseSpeedup = 0; ///< Reference mean broad-phase time over this run's.
-    double heightDifference = 0;  ///< This run's mean height minus the reference's.
-    double heightTolerance = 0;   ///< Allowed |heightDifference|: 10% of the reference's height spread + 0.05.
-    int contactDifference = 0;    ///< This run's final contacts minus the reference's.
-    int contactTolerance = 0;     ///< Allowed |contactDifference|: 20% of the reference's, at least 10.
-    bool agrees = false;          ///< Both differences within their tolerances.
+    std::string broadphase;        ///< The compared run (its runName).
+    std::string reference;         ///< The reference run (its runName).
+    double stepSpeedup = 0;        ///< Reference mean step time over this run's.
+    double broadphaseSpeedup = 0;  ///< Reference mean broad-phase time over this run's.
+    double narrowphaseSpeedup = 0; ///< Reference mean narrow-phase time over this run's.
+    double heightDifference = 0;   ///< This run's mean height minus the reference's.
+    double heightTolerance = 0;    ///< Allowed |heightDifference|: 10% of the reference's height spread + 0.05.
+    int contactDifference = 0;     ///< This run's final contacts minus the reference's.
+    int contactTolerance = 0;      ///< Allowed |contactDifference|: 20% of the reference's, at least 10.
+    bool agrees = false;           ///< Both differences within their tolerances.
 };
 
 /// Summarizes a run's steps.

@@ -63,6 +63,10 @@ private:
 
 } // namespace
 
+std::string runName(const SceneRun& run) {
+    return run.narrowChosen ? run.broadphase + "/" + run.narrowPhase : run.broadphase;
+}
+
 HeightSummary summarizeHeights(const btCollisionWorld& world) {
     HeightSummary summary;
     summary.lowest = std::numeric_limits<double>::infinity();
@@ -98,6 +102,8 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
     run.buildMs = millisecondsSince(buildStart);
     run.broadphase = broadphase;
     run.backend = backendName(scene->broadphase().inner());
+    run.narrowPhase = scene->narrowPhase();
+    run.narrowChosen = !options.narrow.empty();
     run.sceneName = scene->name();
     run.sceneDescription = scene->description();
     run.objects = scene->objectCount();
@@ -105,20 +111,21 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
     run.steps.reserve(static_cast<std::size_t>(steps));
 
     TimedBroadphase& timedBroadphase = scene->broadphase();
-    TimedDispatcher& dispatcher = scene->dispatcher();
+    btCollisionDispatcher& dispatcher = scene->dispatcher();
+    PhaseClock& narrowphaseClock = scene->narrowphaseClock();
     TimedSolver& solver = scene->solver();
     timedBroadphase.takeMilliseconds();
-    dispatcher.takeMilliseconds();
+    narrowphaseClock.take();
     solver.takeMilliseconds();
 
-    ProgressLine progress(run.sceneName + " on " + broadphase, steps);
+    ProgressLine progress(run.sceneName + " on " + runName(run), steps);
     for (int step = 1; step <= steps; ++step) {
         const auto start = Clock::now();
         scene->step();
         StepRecord record;
         record.totalMs = millisecondsSince(start);
         record.broadphaseMs = timedBroadphase.takeMilliseconds();
-        record.narrowphaseMs = dispatcher.takeMilliseconds();
+        record.narrowphaseMs = narrowphaseClock.take();
         record.solverMs = solver.takeMilliseconds();
         record.pairs = timedBroadphase.getOverlappingPairCache()->getNumOverlappingPairs();
         record.contacts = contactCount(dispatcher);

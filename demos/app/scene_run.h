@@ -31,6 +31,8 @@ struct HeightSummary {
 struct SceneRun {
     std::string broadphase;        ///< The broadphase's command-line name.
     std::string backend;           ///< For BulletGpu, the backend it chose (cpu or cuda); else empty.
+    std::string narrowPhase;       ///< The narrow phase for mesh pairs it ran on (bullet, bulletgpu, ...).
+    bool narrowChosen = false;     ///< Whether the load options chose it (else the scene file did).
     std::string sceneName;         ///< The scene's name.
     std::string sceneDescription;  ///< What the scene re-creates.
     int objects = 0;               ///< Collision objects in the world.
@@ -43,10 +45,15 @@ struct SceneRun {
 /// Called after each step with its 1-based number, e.g. to render a frame.
 using StepObserver = std::function<void(int step, SceneWorld& scene)>;
 
-/// Loads the scene on the named broadphase and steps it; steps <= 0 takes the file's count.
+/// Loads the scene on the named broadphase (and options.narrow, when set) and steps it; steps <= 0
+/// takes the file's count.
 /// Shows a progress line on stderr when the run is long.
 SceneRun runScene(const std::string& scenePath, const std::string& broadphase, int steps,
                   const SceneLoadOptions& options, const StepObserver& observer);
+
+/// A run's name in reports: its broadphase, then "/" and its narrow phase when the load options
+/// chose it (dbvt, dbvt/bulletgpu).
+std::string runName(const SceneRun& run);
 
 /// Heights of the dynamic rigid bodies and soft-body nodes of a world.
 HeightSummary summarizeHeights(const btCollisionWorld& world);

@@ -26,25 +26,26 @@ private:
     double m_milliseconds = 0;
 };
 
-/// A btCollisionDispatcher that times dispatchAllCollisionPairs: the narrow phase of a step
-/// (rigid-rigid, soft-rigid and soft-soft collision algorithms all run in it).
-class TimedDispatcher final : public btCollisionDispatcher {
+/// A dispatcher (btCollisionDispatcher or a subclass of it such as bulletgpu::CollisionDispatcher)
+/// that times dispatchAllCollisionPairs into a clock: the narrow phase of a step (rigid-rigid,
+/// soft-rigid and soft-soft collision algorithms all run in it).
+template <class Dispatcher>
+class TimedDispatcher final : public Dispatcher {
 public:
-    /// Dispatches with the given configuration's collision algorithms.
-    explicit TimedDispatcher(btCollisionConfiguration* configuration) : btCollisionDispatcher(configuration) {}
+    /// Constructs Dispatcher(configuration, args...) and times it into clock (not owned).
+    template <class... Args>
+    TimedDispatcher(PhaseClock& clock, btCollisionConfiguration* configuration, const Args&... args)
+        : Dispatcher(configuration, args...), m_clock(clock) {}
 
     void dispatchAllCollisionPairs(btOverlappingPairCache* pairCache, const btDispatcherInfo& dispatchInfo,
                                    btDispatcher* dispatcher) override {
         const auto started = m_clock.start();
-        btCollisionDispatcher::dispatchAllCollisionPairs(pairCache, dispatchInfo, dispatcher);
+        Dispatcher::dispatchAllCollisionPairs(pairCache, dispatchInfo, dispatcher);
         m_clock.stop(started);
     }
 
-    /// Narrow-phase milliseconds since the last call.
-    double takeMilliseconds() { return m_clock.take(); }
-
 private:
-    PhaseClock m_clock;
+    PhaseClock& m_clock;
 };
 
 /// A btSequentialImpulseConstraintSolver that times solveGroup: the rigid-body solver of a step.

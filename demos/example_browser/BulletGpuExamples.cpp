@@ -12,6 +12,8 @@
 #include "CommonInterfaces/CommonWindowInterface.h"
 #include "ExampleBrowser/ExampleEntries.h"
 
+#include <BulletCollision/CollisionShapes/btConcaveShape.h>
+#include <BulletCollision/CollisionShapes/btTriangleCallback.h>
 #include <BulletSoftBody/btSoftBody.h>
 #include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
@@ -83,8 +85,44 @@ std::string withThousands(long long value) {
     return digits;
 }
 
-/// One scene file shown in the browser: the browser's GUI helper draws the world, ropes (soft
-/// bodies without faces, which the helper does not draw) are drawn as lines, and the scene steps
+/// A concave shape's triangles as the browser's vertices (x, y, z, w, normal, u, v), flat-shaded:
+/// three vertices of their own per triangle.
+class TriangleCollector final : public btTriangleCallback {
+public:
+    std::vector<float> vertices; ///< Nine floats per vertex.
+    std::vector<int> indices;    ///< Three per triangle.
+
+    void processTriangle(btVector3* triangle, int, int) override {
+        btVector3 normal = (triangle[1] - triangle[0]).cross(triangle[2] - triangle[0]);
+        if (normal.length2() > 0) normal.normalize();
+        for (int corner = 0; corner < 3; ++corner) {
+            indices.push_back(static_cast<int>(vertices.size() / 9));
+            const btVector3& p = triangle[corner];
+            vertices.insert(vertices.end(), {float(p.x()), float(p.y()), float(p.z()), 1.0f, float(normal.x()),
+                                             float(normal.y()), float(normal.z()), 0.5f, 0.5f});
+        }
+    }
+};
+
+/// Bullet's GUI helper draws no GImpact shape: gives each one a graphics shape of its triangles
+/// (its user index), so that the helper only adds the instances.
+void registerGImpactGraphics(GUIHelperInterface& helper, btCollisionWorld& world) {
+    const btVector3 everywhere(BT_LARGE_FLOAT, BT_LARGE_FLOAT, BT_LARGE_FLOAT);
+    for (int i = 0; i < world.getNumCollisionObjects(); ++i) {
+        btCollisionShape* shape = world.getCollisionObjectArray()[i]->getCollisionShape();
+        if (shape->getShapeType() != GIMPACT_SHAPE_PROXYTYPE || shape->getUserIndex() >= 0) continue;
+        TriangleCollector collector;
+        static_cast<btConcaveShape*>(shape)->processAllTriangles(&collector, -everywhere, everywhere);
+        if (collector.indices.empty()) continue;
+        shape->setUserIndex(helper.registerGraphicsShape(
+            collector.vertices.data(), static_cast<int>(collector.vertices.size() / 9), collector.indices.data(),
+            static_cast<int>(collector.indices.size()), B3_GL_TRIANGLES, -1));
+    }
+}
+
+/// One scene file shown in the browser: the browser's GUI helper draws the world (GImpact meshes
+/// from graphics shapes given beforehand), ropes (soft bodies without faces, which the helper does
+/// not draw) are drawn as lines, and the scene steps
 /// in real time with Bullet's fixed substeps.
 class SceneExample final : public CommonExampleInterface {
 public:
@@ -153,6 +191,7 @@ private:
     /// otherwise the first cMaxDrawnObjects, with a note on screen.
     void createGraphics() {
         btDiscreteDynamicsWorld& world = m_scene->world();
+        registerGImpactGraphics(*m_guiHelper, world);
         const int objects = world.getNumCollisionObjects();
         if (objects <= cMaxDrawnObjects) {
             m_guiHelper->autogenerateGraphicsObjects(&world);

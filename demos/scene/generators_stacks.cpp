@@ -36,7 +36,7 @@ void generateStackedLayers(const JsonReader& params, GeneratorContext& context) 
     const btVector3 positionScale = params.vec3("positionScale", btVector3(1, 1, 1));
     const btVector3 positionOffset = params.vec3("positionOffset", btVector3(0, 0, 0));
     btVector3 pos(0, btScalar(params.at("startY").number()), 0);
-    BodyVariants variants(params, context.content, context.seed);
+    BodyVariants variants(params, context);
     float offset = -float(size) * (cubeSize * 2.0f + spacing) * 0.5f;
     int index = 0;
     for (int k = 0; k < layers; ++k) {
@@ -60,7 +60,7 @@ void generateGrid(const JsonReader& params, GeneratorContext& context) {
     const btVector3 center = params.at("center").vec3();
     const btVector3 spacing = params.at("spacing").vec3();
     const bool randomOrientation = params.boolean("randomOrientation", false);
-    BodyVariants variants(params, context.content, context.seed);
+    BodyVariants variants(params, context);
     std::mt19937 random(context.seed ^ 0x9e3779b9u);
     std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
     for (int n = 0; n < count; ++n) {

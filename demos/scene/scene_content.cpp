@@ -34,6 +34,13 @@ btTriangleIndexVertexArray* SceneContent::addMesh(TriMesh mesh) {
     return m_meshes.back().get();
 }
 
+bool SceneContent::hasGImpactShapes() const {
+    for (const std::unique_ptr<btCollisionShape>& shape : m_shapes) {
+        if (shape->getShapeType() == GIMPACT_SHAPE_PROXYTYPE) return true;
+    }
+    return false;
+}
+
 btRigidBody* SceneContent::addRigidBody(btScalar mass, const btTransform& transform, btCollisionShape* shape,
                                         bool withMotionState, int group, int mask) {
     btVector3 localInertia(0, 0, 0);

@@ -66,6 +66,9 @@ public:
     /// The soft bodies, in creation order.
     const std::vector<std::unique_ptr<btSoftBody>>& softBodies() const { return m_softBodies; }
 
+    /// Whether any shape is a GImpact shape (the world then registers Bullet's GImpact algorithm).
+    bool hasGImpactShapes() const;
+
     /// Asks the world to skip the narrow phase for pairs of two static or kinematic objects.
     void skipStaticPairs() { m_skipStaticPairs = true; }
     /// Whether a generator asked for skipStaticPairs.

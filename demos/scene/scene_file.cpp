@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Zlib
+#include "demos/common/narrow_factory.h"
 #include "demos/scene/generator.h"
 #include "demos/scene/json_reader.h"
 #include "demos/scene/scene_content.h"
 #include "demos/scene/scene_world.h"
 
+#include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
 #include <BulletSoftBody/btSoftBodyRigidBodyCollisionConfiguration.h>
 #include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
@@ -17,6 +19,7 @@ namespace {
 // The "world" object of a scene file.
 struct WorldSettings {
     bool soft = false;
+    std::string narrow = "bullet";
     btVector3 gravity{0, -10, 0};
     btScalar timeStep = btScalar(1) / btScalar(60);
     int maxSubSteps = 1;
@@ -91,7 +94,12 @@ public:
         } else {
             m_configuration = std::make_unique<btDefaultCollisionConfiguration>();
         }
-        m_dispatcher = std::make_unique<TimedDispatcher>(m_configuration.get());
+        if (!options.narrow.empty()) m_settings.narrow = options.narrow;
+        try {
+            m_dispatcher = makeTimedDispatcher(m_settings.narrow, m_configuration.get(), m_narrowphaseClock);
+        } catch (const std::exception& error) {
+            throw std::runtime_error(path + ": " + error.what());
+        }
         if (m_settings.soft) {
             m_softInfo = std::make_unique<btSoftBodyWorldInfo>();
             m_softInfo->air_density = btScalar(1.2);
@@ -105,6 +113,9 @@ public:
         m_content = std::make_unique<SceneContent>(m_softInfo.get());
         generateObjects(root, path, options, seed);
         root.done();
+        // Bullet collides GImpact shapes only with this; BulletGpu's dispatcher keeps it as the
+        // fallback for the pairs it does not take.
+        if (m_content->hasGImpactShapes()) btGImpactCollisionAlgorithm::registerAlgorithm(m_dispatcher.get());
 
         const int maxProxies = m_content->objectCount();
         m_broadphase =
@@ -144,7 +155,9 @@ public:
     btDiscreteDynamicsWorld& world() override { return *m_world; }
     btSoftRigidDynamicsWorld* softWorld() override { return m_softWorld; }
     TimedBroadphase& broadphase() override { return *m_broadphase; }
-    TimedDispatcher& dispatcher() override { return *m_dispatcher; }
+    btCollisionDispatcher& dispatcher() override { return *m_dispatcher; }
+    PhaseClock& narrowphaseClock() override { return m_narrowphaseClock; }
+    const std::string& narrowPhase() const override { return m_settings.narrow; }
     TimedSolver& solver() override { return *m_solver; }
     const CameraSpec& camera() const override { return m_camera; }
     int defaultSteps() const override { return m_steps; }
@@ -200,6 +213,10 @@ private:
         if (type != "rigid" && type != "soft")
             spec.at("type").fail("expected \"rigid\" or \"soft\", got \"" + type + "\"");
         settings.soft = type == "soft";
+        settings.narrow = spec.string("narrow", settings.narrow);
+        if (!isNarrowPhaseName(settings.narrow)) {
+            spec.at("narrow").fail("unknown narrow phase '" + settings.narrow + "' (" + narrowPhaseNameList() + ")");
+        }
         settings.gravity = spec.vec3("gravity", settings.gravity);
         settings.timeStep = btScalar(spec.positiveNumber("timeStep", settings.timeStep));
         if (spec.has("maxSubSteps")) settings.maxSubSteps = int(spec.at("maxSubSteps").nonNegativeInt());
@@ -248,8 +265,9 @@ private:
     CameraSpec m_camera;
     WorldSettings m_settings;
     // Declaration order is the reverse of destruction order: the world goes first.
+    PhaseClock m_narrowphaseClock;
     std::unique_ptr<btCollisionConfiguration> m_configuration;
-    std::unique_ptr<TimedDispatcher> m_dispatcher;
+    std::unique_ptr<btCollisionDispatcher> m_dispatcher;
     std::unique_ptr<btSoftBodyWorldInfo> m_softInfo;
     std::unique_ptr<SceneContent> m_content;
     std::unique_ptr<TimedBroadphase> m_broadphase;

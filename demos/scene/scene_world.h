@@ -26,6 +26,9 @@ struct SceneLoadOptions {
     /// Multiplies the object counts of the generators a scene file marks as scalable (the large
     /// fields and the Avril et al. scenes), so CI can run them small; 1 builds the file as written.
     double scale = 1.0;
+    /// The narrow phase for mesh pairs (a name from narrowPhaseNames(): bullet, bulletgpu,
+    /// bulletgpu-cpu, bulletgpu-cuda); empty takes the scene file's "world.narrow".
+    std::string narrow;
 };
 
 /// A Bullet world built from a scene file, with everything it owns (shapes, bodies, constraints,
@@ -44,8 +47,12 @@ public:
     virtual btSoftRigidDynamicsWorld* softWorld() = 0;
     /// The broadphase the world runs on, wrapped so it is timed.
     virtual TimedBroadphase& broadphase() = 0;
-    /// The world's dispatcher; it times the narrow phase.
-    virtual TimedDispatcher& dispatcher() = 0;
+    /// The world's dispatcher: Bullet's, or bulletgpu::CollisionDispatcher (see narrowPhase()).
+    virtual btCollisionDispatcher& dispatcher() = 0;
+    /// Time the dispatcher spent in dispatchAllCollisionPairs: the narrow phase.
+    virtual PhaseClock& narrowphaseClock() = 0;
+    /// The narrow phase's name (bullet, bulletgpu, bulletgpu-cpu or bulletgpu-cuda).
+    virtual const std::string& narrowPhase() const = 0;
     /// The world's constraint solver; it times solving.
     virtual TimedSolver& solver() = 0;
     /// The camera the scene file asks for.

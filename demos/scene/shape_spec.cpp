@@ -3,6 +3,8 @@
 
 #include "demos/scene/procedural_meshes.h"
 
+#include <BulletCollision/Gimpact/btGImpactShape.h>
+
 namespace bulletgpu::demo {
 
 namespace {
@@ -46,6 +48,25 @@ std::unique_ptr<btCollisionShape> makeTorus(const JsonReader& spec, SceneContent
     return compound;
 }
 
+// A dynamic concave triangle mesh: a procedural torus or an OBJ file (exactly one of the two).
+std::unique_ptr<btCollisionShape> makeGImpactMesh(const JsonReader& spec, GeneratorContext& context) {
+    if (spec.has("torus") == spec.has("file")) spec.fail("expected exactly one of \"torus\" and \"file\"");
+    TriMesh mesh;
+    if (spec.has("torus")) {
+        const JsonReader torus = spec.at("torus");
+        const int majorSegments = torus.positiveInt("majorSegments", 30);
+        const int minorSegments = torus.positiveInt("minorSegments", 10);
+        if (majorSegments < 3) torus.at("majorSegments").fail("expected at least 3 segments");
+        if (minorSegments < 3) torus.at("minorSegments").fail("expected at least 3 segments");
+        mesh = torusMesh(btScalar(torus.at("majorRadius").positiveNumber()),
+                         btScalar(torus.at("minorRadius").positiveNumber()), majorSegments, minorSegments);
+        torus.done();
+    } else {
+        mesh = readObjParam(spec, context);
+    }
+    return std::make_unique<btGImpactMeshShape>(context.content.addMesh(std::move(mesh)));
+}
+
 } // namespace
 
 btScalar readMass(const JsonReader& params) {
@@ -55,7 +76,8 @@ btScalar readMass(const JsonReader& params) {
     return btScalar(mass.number());
 }
 
-btCollisionShape* readShape(const JsonReader& spec, SceneContent& content) {
+btCollisionShape* readShape(const JsonReader& spec, GeneratorContext& context) {
+    SceneContent& content = context.content;
     const std::string type = spec.at("type").string();
     std::unique_ptr<btCollisionShape> shape;
     if (type == "box") {
@@ -78,13 +100,15 @@ btCollisionShape* readShape(const JsonReader& spec, SceneContent& content) {
         shape = makeConvexHull(spec);
     } else if (type == "torus") {
         shape = makeTorus(spec, content);
+    } else if (type == "gimpact_mesh") {
+        shape = makeGImpactMesh(spec, context);
     } else if (type == "compound") {
         auto compound = std::make_unique<btCompoundShape>();
         for (const JsonReader& child : spec.at("children").elements()) {
             const btVector3 position = child.vec3("position", btVector3(0, 0, 0));
             const btVector3 yawPitchRoll = child.vec3("rotation", btVector3(0, 0, 0));
             btTransform transform(btQuaternion(yawPitchRoll.x(), yawPitchRoll.y(), yawPitchRoll.z()), position);
-            compound->addChildShape(transform, readShape(child.at("shape"), content));
+            compound->addChildShape(transform, readShape(child.at("shape"), context));
             child.done();
         }
         if (compound->getNumChildShapes() == 0) spec.at("children").fail("expected at least one child");
@@ -92,17 +116,19 @@ btCollisionShape* readShape(const JsonReader& spec, SceneContent& content) {
     } else {
         spec.at("type").fail("unknown shape type '" + type +
                              "' (box, sphere, capsule, cylinder, cylinder_x, cone, taru_hull, convex_hull, torus, "
-                             "compound)");
+                             "gimpact_mesh, compound)");
     }
     if (spec.has("margin")) shape->setMargin(btScalar(spec.at("margin").number()));
+    // GImpact boxes its triangles with the margin: refit after setting it.
+    if (auto* gimpact = dynamic_cast<btGImpactShapeInterface*>(shape.get())) gimpact->updateBound();
     spec.done();
     return content.addShape(std::move(shape));
 }
 
-BodyVariants::BodyVariants(const JsonReader& params, SceneContent& content, uint32_t seed) : m_randomEngine(seed) {
+BodyVariants::BodyVariants(const JsonReader& params, GeneratorContext& context) : m_randomEngine(context.seed) {
     if (params.has("variants")) {
         for (const JsonReader& variant : params.at("variants").elements()) {
-            m_variants.push_back({readShape(variant.at("shape"), content), readMass(variant)});
+            m_variants.push_back({readShape(variant.at("shape"), context), readMass(variant)});
             variant.done();
         }
         if (m_variants.empty()) params.at("variants").fail("expected at least one variant");
@@ -110,7 +136,7 @@ BodyVariants::BodyVariants(const JsonReader& params, SceneContent& content, uint
         if (pick != "cycle" && pick != "random") params.at("pick").fail("expected \"cycle\" or \"random\"");
         m_random = pick == "random";
     } else {
-        m_variants.push_back({readShape(params.at("shape"), content), readMass(params)});
+        m_variants.push_back({readShape(params.at("shape"), context), readMass(params)});
     }
 }
 

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
-#include "demos/scene/json_reader.h"
-#include "demos/scene/scene_content.h"
+#include "demos/scene/generator.h"
 
 #include <random>
 #include <vector>
@@ -10,8 +9,9 @@
 namespace bulletgpu::demo {
 
 /// Builds a collision shape from a shape object of a scene file ({"type": "box", "halfExtents":
-/// [1, 1, 1]}, see scenes/README.md for every type); the content owns it.
-btCollisionShape* readShape(const JsonReader& spec, SceneContent& content);
+/// [1, 1, 1]}, see scenes/README.md for every type); the context's content owns it, and OBJ
+/// files are found relative to the context's scene directory.
+btCollisionShape* readShape(const JsonReader& spec, GeneratorContext& context);
 
 /// The "mass" of a generator or variant (default 1); 0 makes bodies static, negative is an error.
 btScalar readMass(const JsonReader& params);
@@ -28,7 +28,7 @@ struct BodyVariant {
 class BodyVariants {
 public:
     /// Reads "shape"/"mass" or "variants"/"pick" from the generator's parameters.
-    BodyVariants(const JsonReader& params, SceneContent& content, uint32_t seed);
+    BodyVariants(const JsonReader& params, GeneratorContext& context);
     /// The variant for the body with this index (call with 0, 1, 2, ... in order).
     const BodyVariant& pick(int index);
 

@@ -80,6 +80,18 @@ TEST_CASE("Demo options: defaults, lists and errors", "[demo]") {
     CHECK_THROWS_WITH(parse({"--scale", "-1"}), Catch::Contains("--scale needs a positive number"));
 }
 
+TEST_CASE("Demo options: narrow phases, and --option=value", "[demo]") {
+    CHECK(parse({}).narrows.empty());
+    CHECK(parse({"--narrow", "compare"}).narrows == std::vector<std::string>{"bullet", "bulletgpu"});
+    CHECK(parse({"--narrow=bulletgpu-cpu"}).narrows == std::vector<std::string>{"bulletgpu-cpu"});
+    CHECK(parse({"--narrow", "bulletgpu-cpu,bullet"}).narrows == std::vector<std::string>{"bulletgpu-cpu", "bullet"});
+    CHECK(parse({"--steps=7", "--compare=sap,dbvt"}).steps == 7);
+    CHECK(parse({"--compare=sap,dbvt"}).broadphases == std::vector<std::string>{"sap", "dbvt"});
+    CHECK_THROWS_WITH(parse({"--narrow", "gjk"}), Catch::Contains("unknown narrow phase 'gjk'"));
+    CHECK_THROWS_WITH(parse({"--narrow="}), Catch::Contains("--narrow needs narrow-phase names"));
+    CHECK_THROWS_WITH(parse({"--list=yes"}), Catch::Contains("--list takes no value"));
+}
+
 TEST_CASE("Demo report: summaries and comparison tolerances", "[demo]") {
     const SceneRun reference = syntheticRun("dbvt", {4, 8, 6}, 5.0, 100);
     const RunSummary summary = summarizeRun(reference);
@@ -103,6 +115,20 @@ TEST_CASE("Demo report: summaries and comparison tolerances", "[demo]") {
     CHECK_FALSE(comparisons[1].agrees);
     CHECK_FALSE(comparisons[2].agrees);
     CHECK(compareRuns({reference}).empty());
+}
+
+TEST_CASE("Demo report: runs with a chosen narrow phase are named broadphase/narrow", "[demo]") {
+    SceneRun bullet = syntheticRun("dbvt", {4, 4}, 5.0, 100);
+    SceneRun ours = syntheticRun("dbvt", {2, 2}, 5.0, 100);
+    bullet.narrowPhase = "bullet";
+    ours.narrowPhase = "bulletgpu";
+    CHECK(runName(bullet) == "dbvt");
+    bullet.narrowChosen = ours.narrowChosen = true;
+    const std::vector<RunComparison> comparisons = compareRuns({bullet, ours});
+    REQUIRE(comparisons.size() == 1);
+    CHECK(comparisons[0].reference == "dbvt/bullet");
+    CHECK(comparisons[0].broadphase == "dbvt/bulletgpu");
+    CHECK(comparisons[0].narrowphaseSpeedup == Approx(2));
 }
 
 TEST_CASE("Demo report: JSON and CSV hold every run and step", "[demo]") {

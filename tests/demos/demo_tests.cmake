@@ -19,3 +19,10 @@ set_tests_properties(demo_cli_missing_scene PROPERTIES LABELS cpu
 add_test(NAME demo_cli_unknown_broadphase COMMAND bulletgpu-demo --broadphase octree --steps 1)
 set_tests_properties(demo_cli_unknown_broadphase PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "unknown broadphase 'octree'")
+
+# Bullet's narrow phase against BulletGpu's on GImpact meshes, same broadphase.
+add_test(NAME demo_cli_narrow_compare
+         COMMAND bulletgpu-demo --scene ${CMAKE_CURRENT_SOURCE_DIR}/demos/scene_gimpact_fixture.json
+                 --broadphase dbvt --narrow=compare --steps 60)
+set_tests_properties(demo_cli_narrow_compare PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "dbvt/bulletgpu against dbvt/bullet: step [0-9.]+x, broad phase [0-9.]+x, narrow phase [0-9.]+x faster")

@@ -10,6 +10,7 @@
 
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
+#include <BulletCollision/CollisionShapes/btCollisionShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 
 #include <algorithm>
@@ -141,9 +142,7 @@ void MeshBatch::run() {
             m_loggedSkip = true;
             continue;
         }
-        const double reach = m_instances.geometry(request.mesh[0]).margin +
-                             m_instances.geometry(request.mesh[1]).margin +
-                             request.manifold->getContactBreakingThreshold();
+        const double reach = reachOf(request);
         if (!std::isfinite(reach) || reach < 0) {
             ++m_stats.skippedPairs;
             continue;
@@ -175,7 +174,8 @@ void MeshBatch::run() {
         const MeshRequest& request = m_requests[m_order[q]];
         const bool swapped = m_queries[q].meshA != request.mesh[0];
         const ContactSurface a = m_instances.surface(request.mesh[0]), b = m_instances.surface(request.mesh[1]);
-        const double threshold = request.manifold->getContactBreakingThreshold();
+        const double threshold = reachOf(request) - m_instances.geometry(request.mesh[0]).margin -
+                                 m_instances.geometry(request.mesh[1]).margin;
         m_solver.clear();
         for (; next < m_contacts.size() && m_contacts[next].meshA == m_queries[q].meshA &&
                m_contacts[next].meshB == m_queries[q].meshB;
@@ -207,6 +207,14 @@ void MeshBatch::run() {
     }
     m_requests.clear();
     m_stats.totalMs = millisecondsSince(start);
+}
+
+double MeshBatch::reachOf(const MeshRequest& request) const {
+    const double margins =
+        m_instances.geometry(request.mesh[0]).margin + m_instances.geometry(request.mesh[1]).margin;
+    const bool gimpact = request.shape[0]->getShapeType() == GIMPACT_SHAPE_PROXYTYPE ||
+                         request.shape[1]->getShapeType() == GIMPACT_SHAPE_PROXYTYPE;
+    return margins + (gimpact ? 0.0 : double(request.manifold->getContactBreakingThreshold()));
 }
 
 void MeshBatch::write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count) {

@@ -65,6 +65,10 @@ public:
     void log(const std::string& line) const;
 
 private:
+    /// How far apart a request's contacts are looked for: the margins, plus the manifold's
+    /// breaking threshold unless a side is a GImpact shape (Bullet's GImpact algorithm looks
+    /// within the margins only; its convex-concave algorithm adds the threshold).
+    double reachOf(const MeshRequest& request) const;
     /// Writes a request's reduced contacts into its manifold.
     void write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count);
 

@@ -65,6 +65,27 @@ BULLETGPU_HD EdgeSide edgeSide(const ProximityMeshView& view, std::uint32_t t, c
                     tri.p[high]};
 }
 
+/// True when every corner of `t` lies farther than `margin` from the plane of `s`, all on one
+/// side: then no point of t comes within `margin` of s, so the pair holds no reported contact
+/// (featureFilterMargin bounds how far apart a reported pair's features can be). Sliver
+/// triangles (sine of their sharpest angle under 1e-3), whose computed normal may point
+/// anywhere, are never said to be apart; otherwise the normal's direction is off by far less
+/// than the margin's 2^-20 (M + d) allowance covers.
+BULLETGPU_HD bool apartByPlane(const Triangle3d& s, const Triangle3d& t, double margin) {
+    const Vec3d e1 = vecSub(s.p[1], s.p[0]), e2 = vecSub(s.p[2], s.p[0]);
+    const Vec3d n = vecCross(e1, e2);
+    const double nn = vecDot(n, n);
+    if (!(nn > 1e-6 * vecDot(e1, e1) * vecDot(e2, e2))) return false;
+    const double limit = margin * sqrt(nn) * (1 + 1e-9);
+    double lo = INFINITY, hi = -INFINITY;
+    for (int c = 0; c < 3; ++c) {
+        const double h = vecDot(n, vecSub(t.p[c], s.p[0]));
+        lo = h < lo ? h : lo;
+        hi = h > hi ? h : hi;
+    }
+    return lo > limit || hi < -limit;
+}
+
 /// Tests candidate pair (ta of a, tb of b) at `distance` and passes every contact to emit(contact),
 /// in no particular order. A self query (a and b the same view) takes each unordered pair once:
 /// both vertex-triangle directions are VertexFace records, edge pairs go smaller edge first,
@@ -82,6 +103,7 @@ BULLETGPU_HD void candidateProximity(const ProximityMeshView& a, std::uint32_t t
     const FeatureExtent extentA = extentOf(triA.p, 3), extentB = extentOf(triB.p, 3);
     const double margin = featureFilterMargin(fmax(extentMagnitude(extentA), extentMagnitude(extentB)), distance);
     if (extentsApart(extentA, extentB, margin)) return;
+    if (apartByPlane(triA, triB, margin) || apartByPlane(triB, triA, margin)) return;
     ProximityContact contact;
     for (int i = 0; i < 3; ++i) {
         if ((ownedA & ownsVertexBit(i)) == 0 || extentsApart(extentOf(&triA.p[i], 1), extentB, margin)) continue;

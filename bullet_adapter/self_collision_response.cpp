@@ -4,6 +4,7 @@
 #include "kernels/narrow/geometry/feature_distance.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace bulletgpu {
@@ -161,7 +162,10 @@ ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vecto
     };
     const std::uint32_t maxRounds = options.projectionRounds + options.freezeRounds;
     while (out.rounds < maxRounds) {
+        const auto queryStart = std::chrono::steady_clock::now();
         query.runSelf(ccdMesh, ccd, result);
+        out.ccdMilliseconds +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queryStart).count();
         if (out.rounds++ == 0) out.impacts = static_cast<std::uint32_t>(result.impacts.size());
         if (result.impacts.empty()) return out;
         if (out.rounds <= options.projectionRounds) {

@@ -51,6 +51,7 @@ struct ContinuousResult {
     std::uint32_t impacts = 0;        ///< Impacts found by the first query (after the discrete projection).
     std::uint32_t frozenVertices = 0; ///< Vertices put back at their start position.
     bool wholeMeshReverted = false;   ///< Every vertex is back at the start (freezing did not converge).
+    double ccdMilliseconds = 0;       ///< Time spent in the CCD queries.
 };
 
 /// The continuous stage (after Bridson, Fedkiw and Anderson 2002, with rigid impact zones

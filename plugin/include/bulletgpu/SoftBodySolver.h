@@ -55,6 +55,10 @@ struct SoftCollisionStats {
     std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
     std::uint64_t ropePairs = 0;      ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
     double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
+    double contactMilliseconds = 0;   ///< Of it, the cloths' engine query (positions copied in, pairs found).
+    double ccdMilliseconds = 0;       ///< Of it, the cloths' CCD queries.
+    double projectionMilliseconds = 0; ///< Of it, the cloths' projections and failsafe (everything but the queries).
+    double ropeMilliseconds = 0;      ///< Of it, the ropes' stage.
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic

@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: Zlib
+// Soft-body self-collision benchmark (issue 28): a cloth folded in three layers falls onto the
+// ground and onto itself, at 100x100 and 300x300 nodes, stepped at 60 Hz
+//  - in Bullet's classic soft-rigid world with Bullet's default soft-body solver (no
+//    self-collision: the cost of the step without it),
+//  - in the same world with bulletgpu::SoftBodySolver (cloth self-collision with the continuous
+//    stage), its stage split into the engine's contact query, the CCD queries and the projection,
+//  - in Bullet's deformable world (btDeformableMultiBodyDynamicsWorld, btDeformableBodySolver,
+//    VF_DD and setSelfCollision, as Bullet's DeformableSelfCollision example), its collision
+//    work read from Bullet's own profile zones: "Deformable Collision" (the self-contact search,
+//    btDbvt::selfCollideT with normal cones), applyRepulsionForce, performGeometricCollisions
+//    (its vertex-face CCD and response, 5 rounds).
+// Then ten coiled ropes of 10,000 nodes each in the classic world with bulletgpu::SoftBodySolver.
+// Every step is timed; the tables give medians over the steps after the first (the first step
+// builds trees and, in the deformable world, runs Bullet's O(F^2) face adjacency), the first
+// step apart, counts, the intersecting triangle pairs at the end, and the load averages.
+//
+// Usage: bulletgpu-bench-soft [threads] [steps below 300x300] [steps 300x300 and up] [scenes, comma-separated:
+//        cloth100, cloth300, ropes; or one world of a cloth: classic100, ours100, deformable100,
+//        classic300, ours300, deformable300 (not in cloth300: its first step alone takes minutes)]
+//        [cloth sizes, comma-separated; 100,300 unless given (the scene names follow them)]
+#include "bench/bullet_profile_zones.h"
+#include "bench/machine_info.h"
+#include "bench/sample_statistics.h"
+#include "bench/scene_filter.h"
+#include "bench/soft_scenes.h"
+
+#include <bulletgpu/SoftBodySolver.h>
+#include <bulletgpu/TriangleMeshSet.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace bulletgpu;
+using bulletgpu::bench::median;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double millisecondsSince(Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+/// Intersecting pairs of triangles sharing no vertex in `body` now (the engine's discrete query).
+std::size_t intersections(const btSoftBody& body) {
+    std::vector<std::uint32_t> indices;
+    for (int f = 0; f < body.m_faces.size(); ++f)
+        for (int k = 0; k < 3; ++k)
+            indices.push_back(static_cast<std::uint32_t>(body.m_faces[f].m_n[k] - &body.m_nodes[0]));
+    std::vector<float> positions;
+    for (int n = 0; n < body.m_nodes.size(); ++n)
+        for (int k = 0; k < 3; ++k) positions.push_back(static_cast<float>(body.m_nodes[n].m_x[k]));
+    TriangleMeshSet set(Backend::Cpu, 2);
+    const std::uint32_t mesh = set.addMesh(positions.data(), static_cast<std::uint32_t>(body.m_nodes.size()),
+                                           indices.data(), static_cast<std::uint32_t>(indices.size() / 3));
+    std::vector<TriangleContact> contacts;
+    set.findSelfContacts(mesh, contacts);
+    return contacts.size();
+}
+
+/// Per-step samples of one run (the first step kept apart).
+struct Series {
+    double firstMs = 0;
+    std::vector<double> step, collision, contact, ccd, projection, other;
+    std::vector<double> contacts, impacts, queries;
+    double frozen = 0, reverted = 0;
+};
+
+std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
+    if (v.empty()) return "-";
+    char text[32];
+    std::snprintf(text, sizeof text, format, median(v));
+    return text;
+}
+
+void printRow(const char* scene, const char* world, int steps, const Series& s, std::size_t crossing,
+              const std::string& loadBefore) {
+    std::printf("| %s | %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f | %zu | %s | %s |\n",
+                scene, world, steps, s.firstMs, cell(s.step).c_str(), cell(s.collision).c_str(),
+                cell(s.contact).c_str(), cell(s.ccd).c_str(), cell(s.projection).c_str(), cell(s.other).c_str(),
+                cell(s.contacts, "%.0f").c_str(), cell(s.impacts, "%.0f").c_str(), cell(s.queries, "%.2f").c_str(),
+                s.frozen, s.reverted, crossing, loadBefore.c_str(), loadAverages().c_str());
+    std::fflush(stdout);
+}
+
+/// Steps `world` `steps` times; `sample(series, stepMs, first)` records what the solver saw.
+template <typename World, typename Sample>
+void stepAll(World& world, int steps, Series& series, const Sample& sample) {
+    for (int i = 0; i < steps; ++i) {
+        const Clock::time_point start = Clock::now();
+        world.stepSimulation(btScalar(1) / 60, 0);
+        const double ms = millisecondsSince(start);
+        std::fprintf(stderr, "step %d: %.1f ms\n", i, ms);
+        if (i == 0) {
+            series.firstMs = ms;
+            sample(series, ms, true);
+        } else {
+            series.step.push_back(ms);
+            sample(series, ms, false);
+        }
+    }
+}
+
+/// The folded n x n cloth in the three worlds.
+void runCloth(int n, int steps, int threads, bool classic, bool ours, bool deformable) {
+    char scene[32];
+    std::snprintf(scene, sizeof scene, "cloth %dx%d", n, n);
+
+    if (classic) { // Bullet's classic world, default solver: the step without self-collision.
+        const std::string load = loadAverages();
+        bench::ClassicSoftWorld world(nullptr);
+        btSoftBody* cloth = world.addFoldedCloth(n);
+        Series s;
+        stepAll(world.world(), steps, s, [](Series&, double, bool) {});
+        printRow(scene, "classic, Bullet's default solver (no self-collision)", steps, s, intersections(*cloth), load);
+    }
+    if (ours) { // Ours.
+        const std::string load = loadAverages();
+        SoftCollisionConfig config;
+        config.threads = threads;
+        auto owned = std::make_unique<SoftBodySolver>(config);
+        SoftBodySolver& solver = *owned;
+        bench::ClassicSoftWorld world(std::move(owned));
+        btSoftBody* cloth = world.addFoldedCloth(n);
+        Series s;
+        stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
+            const SoftCollisionStats& st = solver.stats();
+            out.frozen += double(st.frozenNodes);
+            out.reverted += st.revertedCloths;
+            if (first) return;
+            out.collision.push_back(st.milliseconds);
+            out.contact.push_back(st.contactMilliseconds);
+            out.ccd.push_back(st.ccdMilliseconds);
+            out.projection.push_back(st.projectionMilliseconds);
+            out.other.push_back(stepMs - st.milliseconds);
+            out.contacts.push_back(double(st.contactPairs));
+            out.impacts.push_back(double(st.impacts));
+            out.queries.push_back(double(st.ccdQueries));
+        });
+        printRow(scene, "classic, bulletgpu::SoftBodySolver", steps, s, intersections(*cloth), load);
+    }
+    if (!deformable) {
+        if (n < 300) return;
+        std::printf("| %s | deformable world | not run (its first step's O(F^2) face adjacency alone takes "
+                    "minutes at this size; scene deformable300 runs it) |\n",
+                    scene);
+        return;
+    }
+    {   // Bullet's deformable world with its own self-collision.
+        const std::string load = loadAverages();
+        bench::BulletZoneTimer zones;
+        bench::DeformableSoftWorld world(n);
+        Series s;
+        stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
+            const double self = zones.milliseconds("Deformable Collision");
+            const double repulsion = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::applyRepulsionForce");
+            const double ccd = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::performGeometricCollisions");
+            zones.reset();
+            if (first) return;
+            out.collision.push_back(self + repulsion + ccd);
+            out.contact.push_back(self);
+            out.ccd.push_back(ccd);
+            out.projection.push_back(repulsion);
+            out.other.push_back(stepMs - self - repulsion - ccd);
+            out.contacts.push_back(double(world.cloth().m_faceNodeContacts.size()));
+            out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
+        });
+        printRow(scene, "deformable, btDeformableBodySolver VF_DD", steps, s, intersections(world.cloth()), load);
+    }
+}
+
+/// Ten coiled ropes of `nodes` nodes in the classic world with our solver.
+void runRopes(int nodes, int steps, int threads) {
+    const std::string load = loadAverages();
+    SoftCollisionConfig config;
+    config.threads = threads;
+    auto owned = std::make_unique<SoftBodySolver>(config);
+    SoftBodySolver& solver = *owned;
+    bench::ClassicSoftWorld world(std::move(owned));
+    for (int r = 0; r < 10; ++r)
+        world.addCoiledRope(nodes, btScalar((r % 5 - 2) * 1.05), btScalar((r / 5) * 1.05), 0.5f);
+    Series s;
+    std::vector<double> rounds;
+    stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
+        const SoftCollisionStats& st = solver.stats();
+        if (first) return;
+        out.collision.push_back(st.ropeMilliseconds);
+        out.other.push_back(stepMs - st.milliseconds);
+        out.contacts.push_back(double(st.ropePairs));
+    });
+    char scene[64];
+    std::snprintf(scene, sizeof scene, "10 ropes x %d nodes", nodes);
+    printRow(scene, "classic, bulletgpu::SoftBodySolver (rope stage)", steps, s, 0, load);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
+    const int steps100 = argc > 2 ? std::atoi(argv[2]) : 60;
+    const int steps300 = argc > 3 ? std::atoi(argv[3]) : 8;
+    const bench::SceneFilter scenes(argc > 4 ? argv[4] : "cloth100,cloth300,ropes");
+    std::printf("%s; CPU: %s, %u hardware threads; %s; %d threads; load %s\n", utcTimestamp().c_str(),
+                cpuModel().c_str(), std::thread::hardware_concurrency(), compilerName().c_str(), threads,
+                loadAverages().c_str());
+    std::printf("Folded cloth (3 layers %.2f m apart, spacing %.2f m, thickness %.2f m) falling onto the ground; ropes "
+                "coiled (spacing %.2f m, thickness %.2f m); 60 Hz. ms are medians over the steps after the first.\n",
+                6 * double(bench::cThickness), double(bench::cSpacing), double(bench::cThickness),
+                double(bench::cRopeSpacing), double(bench::cRopeThickness));
+    std::printf("| scene | world | steps | first step ms | step ms | collision ms | contact search ms | CCD ms | "
+                "projection / repulsion ms | rest of step ms | contacts | CCD impacts | CCD queries | frozen / "
+                "reverted | intersecting pairs at end | load before | load after |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    std::vector<int> sizes;
+    for (std::string list = argc > 5 ? argv[5] : "100,300"; !list.empty();) {
+        const std::size_t comma = list.find(',');
+        sizes.push_back(std::atoi(list.substr(0, comma).c_str()));
+        list = comma == std::string::npos ? "" : list.substr(comma + 1);
+    }
+    for (const int n : sizes) {
+        const std::string size = std::to_string(n);
+        const bool all = scenes.chosen("cloth" + size);
+        const bool classic = all || scenes.chosen("classic" + size), ours = all || scenes.chosen("ours" + size);
+        const bool deformable = (all && n < 300) || scenes.chosen("deformable" + size);
+        if (classic || ours || deformable)
+            runCloth(n, n < 300 ? steps100 : steps300, threads, classic, ours, deformable);
+    }
+    if (scenes.chosen("ropes")) runRopes(10000, steps100, threads);
+    return 0;
+}

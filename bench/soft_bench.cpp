@@ -11,12 +11,14 @@
 //    btDbvt::selfCollideT with normal cones), applyRepulsionForce, performGeometricCollisions
 //    (its vertex-face CCD and response, 5 rounds).
 // Then ten coiled ropes of 10,000 nodes each in the classic world with bulletgpu::SoftBodySolver.
-// Every step is timed; the tables give medians over the steps after the first (the first step
-// builds trees and, in the deformable world, runs Bullet's O(F^2) face adjacency), the first
-// step apart, counts, the intersecting triangle pairs at the end, and the load averages.
+// Every step is timed; the tables give medians over the second half of the steps (the cloth has
+// landed and lies folded onto itself; the first step, which builds trees and, in the deformable
+// world, runs Bullet's O(F^2) face adjacency, apart), counts, the intersecting triangle pairs
+// at the end, and the load averages.
 //
 // Usage: bulletgpu-bench-soft [threads] [steps below 300x300] [steps 300x300 and up] [scenes, comma-separated:
-//        cloth100, cloth300, ropes; or one world of a cloth: classic100, ours100, deformable100,
+//        cloth100, cloth300, curtain (the tests' 30x30 curtain, 1,000 steps), ropes; or one world of a cloth: classic100, ours100, deformable100,
+//        noskip100 (ours with SoftCollisionConfig::skipClearSteps off),
 //        classic300, ours300, deformable300 (not in cloth300: its first step alone takes minutes)]
 //        [cloth sizes, comma-separated; 100,300 unless given (the scene names follow them)]
 #include "bench/bullet_profile_zones.h"
@@ -68,7 +70,7 @@ struct Series {
     double firstMs = 0;
     std::vector<double> step, collision, contact, ccd, projection, other;
     std::vector<double> contacts, impacts, queries;
-    double frozen = 0, reverted = 0;
+    double frozen = 0, reverted = 0, skips = 0;
 };
 
 std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
@@ -80,15 +82,16 @@ std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
 
 void printRow(const char* scene, const char* world, int steps, const Series& s, std::size_t crossing,
               const std::string& loadBefore) {
-    std::printf("| %s | %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f / %.0f | %zu | %s | %s |\n",
+    std::printf("| %s | %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f | %zu | %s | %s |\n",
                 scene, world, steps, s.firstMs, cell(s.step).c_str(), cell(s.collision).c_str(),
                 cell(s.contact).c_str(), cell(s.ccd).c_str(), cell(s.projection).c_str(), cell(s.other).c_str(),
                 cell(s.contacts, "%.0f").c_str(), cell(s.impacts, "%.0f").c_str(), cell(s.queries, "%.2f").c_str(),
-                s.frozen, s.reverted, crossing, loadBefore.c_str(), loadAverages().c_str());
+                s.skips, s.frozen, s.reverted, crossing, loadBefore.c_str(), loadAverages().c_str());
     std::fflush(stdout);
 }
 
-/// Steps `world` `steps` times; `sample(series, stepMs, first)` records what the solver saw.
+/// Steps `world` `steps` times; `sample(series, stepMs, skip)` records what the solver saw, where
+/// `skip` is true for the first half of the steps (the cloth falling, not yet folded onto itself).
 template <typename World, typename Sample>
 void stepAll(World& world, int steps, Series& series, const Sample& sample) {
     for (int i = 0; i < steps; ++i) {
@@ -96,18 +99,15 @@ void stepAll(World& world, int steps, Series& series, const Sample& sample) {
         world.stepSimulation(btScalar(1) / 60, 0);
         const double ms = millisecondsSince(start);
         std::fprintf(stderr, "step %d: %.1f ms\n", i, ms);
-        if (i == 0) {
-            series.firstMs = ms;
-            sample(series, ms, true);
-        } else {
-            series.step.push_back(ms);
-            sample(series, ms, false);
-        }
+        if (i == 0) series.firstMs = ms;
+        const bool kept = i > 0 && i >= steps / 2;
+        if (kept) series.step.push_back(ms);
+        sample(series, ms, !kept);
     }
 }
 
 /// The folded n x n cloth in the three worlds.
-void runCloth(int n, int steps, int threads, bool classic, bool ours, bool deformable) {
+void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursNoSkip, bool deformable) {
     char scene[32];
     std::snprintf(scene, sizeof scene, "cloth %dx%d", n, n);
 
@@ -119,10 +119,12 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool defor
         stepAll(world.world(), steps, s, [](Series&, double, bool) {});
         printRow(scene, "classic, Bullet's default solver (no self-collision)", steps, s, intersections(*cloth), load);
     }
-    if (ours) { // Ours.
+    for (const bool skip : {true, false}) {
+        if (!(skip ? ours : oursNoSkip)) continue;
         const std::string load = loadAverages();
         SoftCollisionConfig config;
         config.threads = threads;
+        config.skipClearSteps = skip;
         auto owned = std::make_unique<SoftBodySolver>(config);
         SoftBodySolver& solver = *owned;
         bench::ClassicSoftWorld world(std::move(owned));
@@ -132,6 +134,7 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool defor
             const SoftCollisionStats& st = solver.stats();
             out.frozen += double(st.frozenNodes);
             out.reverted += st.revertedCloths;
+            out.skips += st.ccdSkips;
             if (first) return;
             out.collision.push_back(st.milliseconds);
             out.contact.push_back(st.contactMilliseconds);
@@ -142,7 +145,7 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool defor
             out.impacts.push_back(double(st.impacts));
             out.queries.push_back(double(st.ccdQueries));
         });
-        printRow(scene, "classic, bulletgpu::SoftBodySolver", steps, s, intersections(*cloth), load);
+        printRow(scene, skip ? "classic, bulletgpu::SoftBodySolver" : "classic, bulletgpu::SoftBodySolver, skipClearSteps off", steps, s, intersections(*cloth), load);
     }
     if (!deformable) {
         if (n < 300) return;
@@ -171,6 +174,40 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool defor
             out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
         });
         printRow(scene, "deformable, btDeformableBodySolver VF_DD", steps, s, intersections(world.cloth()), load);
+    }
+}
+
+/// The tests' 30x30 curtain for `steps` steps with Bullet's default solver and ours with the
+/// skip on and off: mean ms per step over all steps (what docs/soft-self-collision.md measured).
+void runCurtain(int steps, int threads) {
+    for (int variant = 0; variant < 3; ++variant) {
+        const std::string load = loadAverages();
+        SoftCollisionConfig config;
+        config.threads = threads;
+        config.skipClearSteps = variant == 1;
+        std::unique_ptr<SoftBodySolver> owned;
+        if (variant > 0) owned = std::make_unique<SoftBodySolver>(config);
+        SoftBodySolver* solver = owned.get();
+        bench::ClassicSoftWorld world(std::move(owned));
+        world.addCurtain(30);
+        double total = 0, stage = 0, contact = 0, ccd = 0, queries = 0, skips = 0;
+        for (int i = 0; i < steps; ++i) {
+            const Clock::time_point start = Clock::now();
+            world.world().stepSimulation(btScalar(1) / 60, 0);
+            total += millisecondsSince(start);
+            if (!solver) continue;
+            const SoftCollisionStats& st = solver->stats();
+            stage += st.milliseconds;
+            contact += st.contactMilliseconds;
+            ccd += st.ccdMilliseconds;
+            queries += double(st.ccdQueries);
+            skips += st.ccdSkips;
+        }
+        const char* names[] = {"Bullet's default solver", "ours", "ours, skipClearSteps off"};
+        std::printf("| curtain 30x30 | %s | %d | %.2f | %.2f | %.2f | %.2f | %.3f | %.0f | %s | %s |\n", names[variant],
+                    steps, total / steps, stage / steps, contact / steps, ccd / steps, queries / steps, skips,
+                    load.c_str(), loadAverages().c_str());
+        std::fflush(stdout);
     }
 }
 
@@ -204,18 +241,18 @@ int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 2;
     const int steps100 = argc > 2 ? std::atoi(argv[2]) : 60;
     const int steps300 = argc > 3 ? std::atoi(argv[3]) : 8;
-    const bench::SceneFilter scenes(argc > 4 ? argv[4] : "cloth100,cloth300,ropes");
+    const bench::SceneFilter scenes(argc > 4 ? argv[4] : "cloth100,cloth300,curtain,ropes");
     std::printf("%s; CPU: %s, %u hardware threads; %s; %d threads; load %s\n", utcTimestamp().c_str(),
                 cpuModel().c_str(), std::thread::hardware_concurrency(), compilerName().c_str(), threads,
                 loadAverages().c_str());
     std::printf("Folded cloth (3 layers %.2f m apart, spacing %.2f m, thickness %.2f m) falling onto the ground; ropes "
-                "coiled (spacing %.2f m, thickness %.2f m); 60 Hz. ms are medians over the steps after the first.\n",
+                "coiled (spacing %.2f m, thickness %.2f m); 60 Hz. ms and counts are medians over the second half of the steps.\n",
                 6 * double(bench::cThickness), double(bench::cSpacing), double(bench::cThickness),
                 double(bench::cRopeSpacing), double(bench::cRopeThickness));
     std::printf("| scene | world | steps | first step ms | step ms | collision ms | contact search ms | CCD ms | "
-                "projection / repulsion ms | rest of step ms | contacts | CCD impacts | CCD queries | frozen / "
-                "reverted | intersecting pairs at end | load before | load after |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+                "projection / repulsion ms | rest of step ms | contacts | CCD impacts | CCD queries | CCD skips (all "
+                "steps) | frozen / reverted (all steps) | intersecting pairs at end | load before | load after |\n");
+    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
     std::vector<int> sizes;
     for (std::string list = argc > 5 ? argv[5] : "100,300"; !list.empty();) {
         const std::size_t comma = list.find(',');
@@ -226,9 +263,16 @@ int main(int argc, char** argv) {
         const std::string size = std::to_string(n);
         const bool all = scenes.chosen("cloth" + size);
         const bool classic = all || scenes.chosen("classic" + size), ours = all || scenes.chosen("ours" + size);
+        const bool oursNoSkip = scenes.chosen("noskip" + size);
         const bool deformable = (all && n < 300) || scenes.chosen("deformable" + size);
-        if (classic || ours || deformable)
-            runCloth(n, n < 300 ? steps100 : steps300, threads, classic, ours, deformable);
+        if (classic || ours || oursNoSkip || deformable)
+            runCloth(n, n < 300 ? steps100 : steps300, threads, classic, ours, oursNoSkip, deformable);
+    }
+    if (scenes.chosen("curtain")) {
+        std::printf("\nThe tests' curtain, means over all steps:\n| scene | solver | steps | step ms | stage ms | contact "
+                    "search ms | CCD ms | CCD queries a step | CCD skips | load before | load after |\n"
+                    "|---|---|---|---|---|---|---|---|---|---|---|\n");
+        runCurtain(1000, threads);
     }
     if (scenes.chosen("ropes")) runRopes(10000, steps100, threads);
     return 0;

@@ -130,6 +130,19 @@ public:
         return add(body);
     }
 
+    /// The tests' curtain (tests/plugin/soft_self_collision_test.cpp): n x n nodes, 2 m square,
+    /// 0.3 m above the ground and leaning over by 0.3 m, margin 0.03, 1 kg; it folds onto itself.
+    btSoftBody* addCurtain(int n) {
+        btSoftBody* body = btSoftBodyHelpers::CreatePatch(m_world.getWorldInfo(), btVector3(-1, 0.3f, 0),
+                                                          btVector3(1, 0.3f, 0), btVector3(-1, 2.3f, 0.3f),
+                                                          btVector3(1, 2.3f, 0.3f), n, n, 0, true);
+        body->getCollisionShape()->setMargin(0.03f);
+        body->generateBendingConstraints(2);
+        body->m_cfg.piterations = 4;
+        body->setTotalMass(1);
+        return add(body);
+    }
+
     /// A rope of `nodes` nodes (cRopeSpacing apart along it) coiled as a helix of radius `radius`
     /// around the vertical axis through (x, z), rising 2 thicknesses a turn from y = 0.1,
     /// margin cRopeThickness.

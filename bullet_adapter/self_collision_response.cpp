@@ -144,10 +144,35 @@ void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs
         for (std::size_t i = 0; i < count; ++i) projectPair(mesh, pairs[i], thickness);
 }
 
+bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options) {
+    if (!options.queried) return false;
+    double projected = 0, moved = 0, largest = 0;
+    for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) {
+        double p2 = 0, m2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            const std::size_t i = 3 * std::size_t(v) + k;
+            const double e = mesh.end[i], q = options.queried[i], s = mesh.start[i];
+            p2 += (e - q) * (e - q);
+            m2 += (e - s) * (e - s);
+            largest = std::max({largest, std::fabs(e), std::fabs(q), std::fabs(s)});
+        }
+        projected = std::max(projected, p2);
+        moved = std::max(moved, m2);
+    }
+    const double rounding = 0x1p-14 * (1 + largest);
+    const double bound = std::min(options.nearest, options.queryDistance) - 2 * std::sqrt(projected) -
+                         2 * std::sqrt(moved) - rounding;
+    return std::isfinite(bound) && bound > options.eta;
+}
+
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
                                        std::vector<std::uint8_t>& frozen) {
     ContinuousResult out;
+    if (slowStepClearsEta(mesh, options)) {
+        out.skipped = true;
+        return out;
+    }
     frozen.assign(mesh.vertexCount, 0);
     const CcdMesh ccdMesh{mesh.start, mesh.end, mesh.vertexCount, mesh.indices, mesh.triangleCount};
     CcdFrameOptions ccd;

@@ -108,12 +108,16 @@ void SoftBodySolver::collideSoftBodies() {
             options.thickness = cloth.thickness;
             options.iterations = m_config.iterations;
             options.threads = e.threads;
+            options.queried = m_config.skipClearSteps ? cloth.queried.data() : nullptr;
+            options.queryDistance = cloth.thickness;
+            options.nearest = cloth.nearest;
             const ContinuousResult r = runContinuousResponse(mesh, cloth.pairs, options, e.ccd, e.ccdResult, e.frozen);
             m_stats.impacts += r.impacts;
             m_stats.ccdQueries += r.rounds;
             m_stats.frozenNodes += r.frozenVertices;
             m_stats.revertedCloths += r.wholeMeshReverted ? 1 : 0;
             m_stats.ccdMilliseconds += r.ccdMilliseconds;
+            m_stats.ccdSkips += r.skipped ? 1 : 0;
         }
         e.cloths.writeBack(cloth, cloth.body->m_sst.sdt);
     }

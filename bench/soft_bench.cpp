@@ -14,7 +14,7 @@
 // Every step is timed; the tables give medians over the second half of the steps (the cloth has
 // landed and lies folded onto itself; the first step, which builds trees and, in the deformable
 // world, runs Bullet's O(F^2) face adjacency, apart), counts, the intersecting triangle pairs
-// at the end, and the load averages.
+// at the end, and the load averages. The deformable world stops after 60 s of steps.
 //
 // Usage: bulletgpu-bench-soft [threads] [steps below 300x300] [steps 300x300 and up] [scenes, comma-separated:
 //        cloth100, cloth300, curtain (the tests' 30x30 curtain, 1,000 steps), ropes; or one world of a cloth: classic100, ours100, deformable100,
@@ -31,6 +31,7 @@
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -43,6 +44,10 @@ using bulletgpu::bench::median;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+/// Wall time after which the deformable world stops stepping (its steps take seconds once the
+/// cloth lies folded at 100x100).
+constexpr double cDeformableBudgetMs = 60000;
 
 double millisecondsSince(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -71,6 +76,7 @@ struct Series {
     std::vector<double> step, collision, contact, ccd, projection, other;
     std::vector<double> contacts, impacts, queries;
     double frozen = 0, reverted = 0, skips = 0;
+    int stepsRun = 0; ///< Steps run (fewer than asked when the time budget ran out).
 };
 
 std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
@@ -82,8 +88,8 @@ std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
 
 void printRow(const char* scene, const char* world, int steps, const Series& s, std::size_t crossing,
               const std::string& loadBefore) {
-    std::printf("| %s | %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f | %zu | %s | %s |\n",
-                scene, world, steps, s.firstMs, cell(s.step).c_str(), cell(s.collision).c_str(),
+    std::printf("| %s | %s | %d of %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f | %zu | %s | %s |\n",
+                scene, world, s.stepsRun, steps, s.firstMs, cell(s.step).c_str(), cell(s.collision).c_str(),
                 cell(s.contact).c_str(), cell(s.ccd).c_str(), cell(s.projection).c_str(), cell(s.other).c_str(),
                 cell(s.contacts, "%.0f").c_str(), cell(s.impacts, "%.0f").c_str(), cell(s.queries, "%.2f").c_str(),
                 s.skips, s.frozen, s.reverted, crossing, loadBefore.c_str(), loadAverages().c_str());
@@ -93,11 +99,15 @@ void printRow(const char* scene, const char* world, int steps, const Series& s, 
 /// Steps `world` `steps` times; `sample(series, stepMs, skip)` records what the solver saw, where
 /// `skip` is true for the first half of the steps (the cloth falling, not yet folded onto itself).
 template <typename World, typename Sample>
-void stepAll(World& world, int steps, Series& series, const Sample& sample) {
-    for (int i = 0; i < steps; ++i) {
+void stepAll(World& world, int steps, Series& series, const Sample& sample, double budgetMs = HUGE_VAL) {
+    double spent = 0;
+    series.stepsRun = 0;
+    for (int i = 0; i < steps && spent < budgetMs; ++i) {
+        ++series.stepsRun;
         const Clock::time_point start = Clock::now();
         world.stepSimulation(btScalar(1) / 60, 0);
         const double ms = millisecondsSince(start);
+        spent += ms;
         std::fprintf(stderr, "step %d: %.1f ms\n", i, ms);
         if (i == 0) series.firstMs = ms;
         const bool kept = i > 0 && i >= steps / 2;
@@ -172,7 +182,7 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
             out.other.push_back(stepMs - self - repulsion - ccd);
             out.contacts.push_back(double(world.cloth().m_faceNodeContacts.size()));
             out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
-        });
+        }, cDeformableBudgetMs);
         printRow(scene, "deformable, btDeformableBodySolver VF_DD", steps, s, intersections(world.cloth()), load);
     }
 }
@@ -222,17 +232,21 @@ void runRopes(int nodes, int steps, int threads) {
     for (int r = 0; r < 10; ++r)
         world.addCoiledRope(nodes, btScalar((r % 5 - 2) * 1.05), btScalar((r / 5) * 1.05), 0.5f);
     Series s;
-    std::vector<double> rounds;
+    std::vector<double> rounds, queries;
     stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
         const SoftCollisionStats& st = solver.stats();
         if (first) return;
         out.collision.push_back(st.ropeMilliseconds);
         out.other.push_back(stepMs - st.milliseconds);
         out.contacts.push_back(double(st.ropePairs));
+        rounds.push_back(st.ropeRounds);
+        queries.push_back(st.ropeQueries);
     });
     char scene[64];
     std::snprintf(scene, sizeof scene, "10 ropes x %d nodes", nodes);
     printRow(scene, "classic, bulletgpu::SoftBodySolver (rope stage)", steps, s, 0, load);
+    std::printf("| %s | rope rounds a step %s, of them chain queries %s (medians) |\n", scene, cell(rounds, "%.0f").c_str(),
+                cell(queries, "%.0f").c_str());
 }
 
 } // namespace

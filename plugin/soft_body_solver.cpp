@@ -126,6 +126,8 @@ void SoftBodySolver::collideSoftBodies() {
     e.ropes.collide(m_config.iterations, m_config.ropeRounds);
     m_stats.ropes = e.ropes.ropeCount();
     m_stats.ropePairs = e.ropes.pairCount();
+    m_stats.ropeRounds = e.ropes.rounds();
+    m_stats.ropeQueries = e.ropes.queries();
     m_stats.ropeMilliseconds = since(ropesBegin);
     m_stats.milliseconds = since(begin);
 }

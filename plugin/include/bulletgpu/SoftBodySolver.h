@@ -60,6 +60,8 @@ struct SoftCollisionStats {
     std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
     std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
     std::uint64_t ropePairs = 0;      ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
+    std::uint32_t ropeRounds = 0;     ///< Rope rounds of projection.
+    std::uint32_t ropeQueries = 0;    ///< Of them, rounds that ran the chain query (the others kept its pairs).
     double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
     double contactMilliseconds = 0;   ///< Of it, the cloths' engine query (positions copied in, pairs found).
     double ccdMilliseconds = 0;       ///< Of it, the cloths' CCD queries.

@@ -31,6 +31,7 @@
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -77,6 +78,10 @@ struct Series {
     std::vector<double> contacts, impacts, queries;
     double frozen = 0, reverted = 0, skips = 0;
     int stepsRun = 0; ///< Steps run (fewer than asked when the time budget ran out).
+    std::vector<double> detectionByStep; ///< Contact search + CCD ms of every step.
+    std::vector<double> stageByStep;     ///< Collision ms (with the response) of every step.
+    std::vector<double> contactsByStep;  ///< Contacts of every step.
+    std::vector<char> finiteByStep;      ///< Whether the cloth's positions were finite after each step.
 };
 
 std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
@@ -129,6 +134,7 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
         stepAll(world.world(), steps, s, [](Series&, double, bool) {});
         printRow(scene, "classic, Bullet's default solver (no self-collision)", steps, s, intersections(*cloth), load);
     }
+    Series oursSeries;
     for (const bool skip : {true, false}) {
         if (!(skip ? ours : oursNoSkip)) continue;
         const std::string load = loadAverages();
@@ -142,6 +148,10 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
         Series s;
         stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
             const SoftCollisionStats& st = solver.stats();
+            out.detectionByStep.push_back(st.contactMilliseconds + st.ccdMilliseconds);
+            out.stageByStep.push_back(st.milliseconds);
+            out.contactsByStep.push_back(double(st.contactPairs));
+            out.finiteByStep.push_back(1);
             out.frozen += double(st.frozenNodes);
             out.reverted += st.revertedCloths;
             out.skips += st.ccdSkips;
@@ -155,6 +165,7 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
             out.impacts.push_back(double(st.impacts));
             out.queries.push_back(double(st.ccdQueries));
         });
+        if (skip) oursSeries = s;
         printRow(scene, skip ? "classic, bulletgpu::SoftBodySolver" : "classic, bulletgpu::SoftBodySolver, skipClearSteps off", steps, s, intersections(*cloth), load);
     }
     if (!deformable) {
@@ -174,6 +185,13 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
             const double repulsion = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::applyRepulsionForce");
             const double ccd = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::performGeometricCollisions");
             zones.reset();
+            bool finite = true;
+            for (int k = 0; k < world.cloth().m_nodes.size() && finite; ++k)
+                for (int c = 0; c < 3; ++c) finite = finite && std::isfinite(world.cloth().m_nodes[k].m_x[c]);
+            out.detectionByStep.push_back(self + ccd);
+            out.stageByStep.push_back(self + repulsion + ccd);
+            out.contactsByStep.push_back(double(world.cloth().m_faceNodeContacts.size()));
+            out.finiteByStep.push_back(finite ? 1 : 0);
             if (first) return;
             out.collision.push_back(self + repulsion + ccd);
             out.contact.push_back(self);
@@ -184,6 +202,18 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
             out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
         }, cDeformableBudgetMs);
         printRow(scene, "deformable, btDeformableBodySolver VF_DD", steps, s, intersections(world.cloth()), load);
+        if (oursSeries.detectionByStep.empty()) return;
+        std::printf("\n%s step by step (ms; detection = contact search + CCD, stage = with the response):\n"
+                    "| step | ours detection | ours stage | ours contacts | deformable detection | deformable stage | "
+                    "deformable face-node contacts | deformable finite | stage ratio |\n|---|---|---|---|---|---|---|---|---|\n",
+                    scene);
+        const std::size_t count = std::min(oursSeries.stageByStep.size(), s.stageByStep.size());
+        for (std::size_t i = 1; i < count; ++i)
+            std::printf("| %zu | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f | %s | %.1f |\n", i, oursSeries.detectionByStep[i],
+                        oursSeries.stageByStep[i], oursSeries.contactsByStep[i], s.detectionByStep[i], s.stageByStep[i],
+                        s.contactsByStep[i], s.finiteByStep[i] ? "yes" : "no",
+                        s.stageByStep[i] / std::max(1e-9, oursSeries.stageByStep[i]));
+        std::printf("\n");
     }
 }
 

@@ -144,24 +144,43 @@ void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs
         for (std::size_t i = 0; i < count; ++i) projectPair(mesh, pairs[i], thickness);
 }
 
-bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options) {
-    if (!options.queried) return false;
-    double projected = 0, moved = 0, largest = 0;
-    for (std::uint32_t v = 0; v < mesh.vertexCount; ++v) {
-        double p2 = 0, m2 = 0;
+namespace {
+
+/// The largest distance of a vertex's move (`to` minus `from`) from the common translation that
+/// makes it least: the centre of the moves' bounding box.
+double largestRelativeMove(const double* from, const double* to, std::uint32_t vertexCount) {
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (std::size_t i = 0; i < 3 * std::size_t(vertexCount); ++i) {
+        const double d = to[i] - from[i];
+        lo[i % 3] = std::min(lo[i % 3], d);
+        hi[i % 3] = std::max(hi[i % 3], d);
+    }
+    double centre[3];
+    for (int k = 0; k < 3; ++k) centre[k] = 0.5 * (lo[k] + hi[k]);
+    double largest = 0;
+    for (std::uint32_t v = 0; v < vertexCount; ++v) {
+        double d2 = 0;
         for (int k = 0; k < 3; ++k) {
             const std::size_t i = 3 * std::size_t(v) + k;
-            const double e = mesh.end[i], q = options.queried[i], s = mesh.start[i];
-            p2 += (e - q) * (e - q);
-            m2 += (e - s) * (e - s);
-            largest = std::max({largest, std::fabs(e), std::fabs(q), std::fabs(s)});
+            const double d = to[i] - from[i] - centre[k];
+            d2 += d * d;
         }
-        projected = std::max(projected, p2);
-        moved = std::max(moved, m2);
+        largest = std::max(largest, d2);
     }
+    return std::sqrt(largest);
+}
+
+} // namespace
+
+bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options) {
+    if (!options.queried || mesh.vertexCount == 0) return false;
+    double largest = 0;
+    for (std::size_t i = 0; i < 3 * std::size_t(mesh.vertexCount); ++i)
+        largest = std::max({largest, std::fabs(mesh.end[i]), std::fabs(options.queried[i]), std::fabs(mesh.start[i])});
+    const double projected = largestRelativeMove(options.queried, mesh.end, mesh.vertexCount);
+    const double moved = largestRelativeMove(mesh.start, mesh.end, mesh.vertexCount);
     const double rounding = 0x1p-14 * (1 + largest);
-    const double bound = std::min(options.nearest, options.queryDistance) - 2 * std::sqrt(projected) -
-                         2 * std::sqrt(moved) - rounding;
+    const double bound = std::min(options.nearest, options.queryDistance) - 2 * projected - 2 * moved - rounding;
     return std::isfinite(bound) && bound > options.eta;
 }
 

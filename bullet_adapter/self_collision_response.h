@@ -68,9 +68,12 @@ struct ContinuousResult {
 /// the queried positions, up to their float rounding; it is at most 2 P closer at the end, P the
 /// largest move of a vertex from the queried to the end positions (the projection), and at most
 /// 2 M closer anywhere during the step than at its end, M the largest move of a vertex from start
-/// to end (the points of a feature move linearly, by at most their vertices' largest move). So
-/// the step is clear when min(nearest, queryDistance) - 2 P - 2 M - rounding > eta, rounding =
-/// 2^-14 (1 + the largest coordinate), far above the float rounding of positions and distances.
+/// to end (the points of a feature move linearly, by at most their vertices' largest move). Both
+/// are measured after taking away the common translation that makes them least (distances do not
+/// change under a translation, and a linear motion minus t times a constant is linear), so a
+/// cloth falling as a whole passes. The step is clear when min(nearest, queryDistance) - 2 P -
+/// 2 M - rounding > eta, rounding = 2^-14 (1 + the largest coordinate), far above the float
+/// rounding of positions and distances.
 bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options);
 
 /// The continuous stage (after Bridson, Fedkiw and Anderson 2002, with rigid impact zones

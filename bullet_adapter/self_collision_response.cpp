@@ -4,6 +4,7 @@
 #include "kernels/narrow/geometry/feature_distance.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace bulletgpu {
@@ -143,10 +144,54 @@ void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs
         for (std::size_t i = 0; i < count; ++i) projectPair(mesh, pairs[i], thickness);
 }
 
+namespace {
+
+/// The largest distance of a vertex's move (`to` minus `from`) from the common translation that
+/// makes it least: the centre of the moves' bounding box.
+double largestRelativeMove(const double* from, const double* to, std::uint32_t vertexCount) {
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (std::size_t i = 0; i < 3 * std::size_t(vertexCount); ++i) {
+        const double d = to[i] - from[i];
+        lo[i % 3] = std::min(lo[i % 3], d);
+        hi[i % 3] = std::max(hi[i % 3], d);
+    }
+    double centre[3];
+    for (int k = 0; k < 3; ++k) centre[k] = 0.5 * (lo[k] + hi[k]);
+    double largest = 0;
+    for (std::uint32_t v = 0; v < vertexCount; ++v) {
+        double d2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            const std::size_t i = 3 * std::size_t(v) + k;
+            const double d = to[i] - from[i] - centre[k];
+            d2 += d * d;
+        }
+        largest = std::max(largest, d2);
+    }
+    return std::sqrt(largest);
+}
+
+} // namespace
+
+bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options) {
+    if (!options.queried || mesh.vertexCount == 0) return false;
+    double largest = 0;
+    for (std::size_t i = 0; i < 3 * std::size_t(mesh.vertexCount); ++i)
+        largest = std::max({largest, std::fabs(mesh.end[i]), std::fabs(options.queried[i]), std::fabs(mesh.start[i])});
+    const double projected = largestRelativeMove(options.queried, mesh.end, mesh.vertexCount);
+    const double moved = largestRelativeMove(mesh.start, mesh.end, mesh.vertexCount);
+    const double rounding = 0x1p-14 * (1 + largest);
+    const double bound = std::min(options.nearest, options.queryDistance) - 2 * projected - 2 * moved - rounding;
+    return std::isfinite(bound) && bound > options.eta;
+}
+
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
                                        std::vector<std::uint8_t>& frozen) {
     ContinuousResult out;
+    if (slowStepClearsEta(mesh, options)) {
+        out.skipped = true;
+        return out;
+    }
     frozen.assign(mesh.vertexCount, 0);
     const CcdMesh ccdMesh{mesh.start, mesh.end, mesh.vertexCount, mesh.indices, mesh.triangleCount};
     CcdFrameOptions ccd;
@@ -161,7 +206,10 @@ ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vecto
     };
     const std::uint32_t maxRounds = options.projectionRounds + options.freezeRounds;
     while (out.rounds < maxRounds) {
+        const auto queryStart = std::chrono::steady_clock::now();
         query.runSelf(ccdMesh, ccd, result);
+        out.ccdMilliseconds +=
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - queryStart).count();
         if (out.rounds++ == 0) out.impacts = static_cast<std::uint32_t>(result.impacts.size());
         if (result.impacts.empty()) return out;
         if (out.rounds <= options.projectionRounds) {

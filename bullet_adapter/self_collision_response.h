@@ -43,6 +43,13 @@ struct ContinuousOptions {
     std::uint32_t projectionRounds = 2; ///< Rounds whose impacts are projected before freezing.
     std::uint32_t freezeRounds = 16;    ///< Rounds that freeze vertices before reverting all.
     int threads = 1;                    ///< OpenMP threads of the CCD query.
+    /// The skip: when set, the positions a discrete contact query saw this step (before the
+    /// projection; it read them as floats), which reported every vertex-face and edge-edge pair
+    /// sharing no vertex closer than `queryDistance` (and every intersecting triangle pair), the
+    /// smallest distance among them being `nearest` (+inf when none).
+    const double* queried = nullptr;
+    double queryDistance = 0; ///< See `queried`.
+    double nearest = 0;       ///< See `queried`.
 };
 
 /// Outcome of the continuous stage.
@@ -51,7 +58,23 @@ struct ContinuousResult {
     std::uint32_t impacts = 0;        ///< Impacts found by the first query (after the discrete projection).
     std::uint32_t frozenVertices = 0; ///< Vertices put back at their start position.
     bool wholeMeshReverted = false;   ///< Every vertex is back at the start (freezing did not converge).
+    double ccdMilliseconds = 0;       ///< Time spent in the CCD queries.
+    bool skipped = false;             ///< The query was not needed (see slowStepClearsEta).
 };
+
+/// Whether no pair of features sharing no vertex comes within `options.eta` anywhere along the
+/// linear motion from mesh.start to mesh.end, proven from the discrete query of options.queried
+/// (false when that is unset): every such pair was at least min(nearest, queryDistance) apart at
+/// the queried positions, up to their float rounding; it is at most 2 P closer at the end, P the
+/// largest move of a vertex from the queried to the end positions (the projection), and at most
+/// 2 M closer anywhere during the step than at its end, M the largest move of a vertex from start
+/// to end (the points of a feature move linearly, by at most their vertices' largest move). Both
+/// are measured after taking away the common translation that makes them least (distances do not
+/// change under a translation, and a linear motion minus t times a constant is linear), so a
+/// cloth falling as a whole passes. The step is clear when min(nearest, queryDistance) - 2 P -
+/// 2 M - rounding > eta, rounding = 2^-14 (1 + the largest coordinate), far above the float
+/// rounding of positions and distances.
+bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options);
 
 /// The continuous stage (after Bridson, Fedkiw and Anderson 2002, with rigid impact zones
 /// reduced to freezing): runs the self CCD query from start to end with separation options.eta.
@@ -60,7 +83,8 @@ struct ContinuousResult {
 /// start positions. It stops at the first query without impact; when freezing stalls or its
 /// rounds run out, every vertex goes back. So the end state is either reached from the start
 /// without any two features that share no vertex coming within eta (as far as the CCD query
-/// sees; it has no false negatives), or is the start state. `frozen` is scratch.
+/// sees; it has no false negatives), or is the start state. When slowStepClearsEta proves the
+/// step clear it runs no query (ContinuousResult::skipped). `frozen` is scratch.
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
                                        std::vector<std::uint8_t>& frozen);

@@ -4,6 +4,7 @@
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <algorithm>
+#include <cmath>
 
 namespace bulletgpu {
 
@@ -90,6 +91,7 @@ void SoftClothMeshes::addMesh(ClothMesh& cloth, bool fresh) {
         cloth.positions.resize(3 * std::size_t(cloth.nodeCount));
         cloth.start.resize(cloth.positions.size());
         cloth.end.resize(cloth.positions.size());
+        cloth.queried.resize(cloth.positions.size());
         cloth.inverseMass.resize(cloth.nodeCount);
         cloth.started = false;
     }
@@ -132,6 +134,8 @@ void SoftClothMeshes::findPairs() {
                 cloth.positions[3 * n + k] = static_cast<float>(body.m_nodes[n].m_x[k]);
             }
         }
+        cloth.queried.assign(cloth.end.begin(), cloth.end.end());
+        cloth.nearest = HUGE_VAL;
         m_engine->setPositions(cloth.mesh, cloth.positions.data());
         m_queries.push_back(MeshPairQuery{cloth.mesh, cloth.mesh});
         distance = std::max(distance, cloth.thickness);
@@ -142,6 +146,7 @@ void SoftClothMeshes::findPairs() {
     CcdFeaturePair pair;
     for (const ProximityContact& c : m_contacts) {
         ClothMesh& cloth = m_cloths[c.meshA];
+        cloth.nearest = std::min(cloth.nearest, double(c.distance));
         if (!pairOf(c, pair) || !(c.distance < cloth.thickness)) continue;
         if (std::binary_search(cloth.excluded.begin(), cloth.excluded.end(), pair, featurePairBefore)) continue;
         cloth.pairs.push_back(pair);

@@ -36,6 +36,8 @@ struct ClothMesh {
     std::vector<double> inverseMass;      ///< m_im per node.
     std::vector<CcdFeaturePair> excluded; ///< Pairs within the thickness when it joined, sorted.
     std::vector<CcdFeaturePair> pairs;    ///< This step's contact pairs.
+    std::vector<double> queried;          ///< m_x when the contact query read it (end before the projection).
+    double nearest = 0;                   ///< Smallest distance the query reported for the cloth (+inf: none).
     bool started = false;                 ///< start holds this step's positions.
 
     /// The response's view of the buffers.
@@ -58,7 +60,9 @@ public:
     void recordStart();
 
     /// Copies m_x into the end buffers and the engine, and finds every cloth's contact pairs
-    /// within its thickness in one engine query (pairs excluded at registration dropped).
+    /// within its thickness in one engine query (pairs excluded at registration dropped), and
+    /// keeps the positions the query read and the smallest distance it reported (excluded pairs
+    /// and intersecting triangles too) for the continuous stage's skip.
     void findPairs();
 
     /// Writes the end buffers back to m_x; each moved node's velocity changes by its move over `dt`.

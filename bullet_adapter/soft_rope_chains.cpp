@@ -83,6 +83,7 @@ void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const
     const std::size_t nodes = m_radius.size();
     m_start.resize(3 * nodes);
     m_end.resize(3 * nodes);
+    m_queried.resize(3 * nodes);
     m_inverseMass.resize(nodes);
     m_centres.resize(3 * nodes);
     m_radii.resize(nodes);
@@ -114,8 +115,13 @@ void SoftRopeChains::collide(int iterations, int rounds) {
     }
     const RopeNodes nodes{static_cast<std::uint32_t>(m_radius.size()), m_start.data(), m_end.data(),
                           m_inverseMass.data(), m_radius.data()};
+    m_rounds = m_queries = 0;
     for (int round = 0; round < rounds; ++round) {
-        findPairs();
+        ++m_rounds;
+        if (round == 0 || !listStillCovers()) {
+            findPairs();
+            ++m_queries;
+        }
         if (round == 0) m_pairCount = m_pairs.size() / 2;
         if (!(projectRopePairs(nodes, m_pairs.data(), m_pairs.size() / 2, iterations) > cSettledShortfall * m_thinnest))
             break;
@@ -124,7 +130,23 @@ void SoftRopeChains::collide(int iterations, int rounds) {
         if (rope.body->isActive()) writeBack(rope);
 }
 
+bool SoftRopeChains::listStillCovers() const {
+    double moved = 0, largest = 0;
+    for (std::size_t i = 0; i < m_end.size(); i += 3) {
+        double m2 = 0;
+        for (int k = 0; k < 3; ++k) {
+            const double d = m_end[i + k] - m_queried[i + k];
+            m2 += d * d;
+            largest = std::max(largest, std::fabs(m_end[i + k]));
+        }
+        moved = std::max(moved, m2);
+    }
+    const double rounding = 0x1p-14 * (1 + largest);
+    return 2 * (std::sqrt(moved) + rounding) < (cDetectionScale - 1) * m_thinnest;
+}
+
 void SoftRopeChains::findPairs() {
+    m_queried = m_end;
     for (std::uint32_t chain = 0; chain < m_ropes.size(); ++chain) {
         const RopeChain& rope = m_ropes[chain];
         for (std::uint32_t i = 3 * rope.first; i < 3 * (rope.first + rope.nodeCount); ++i)

@@ -47,7 +47,8 @@ public:
     void recordStart();
 
     /// Copies m_x into the end buffers, then up to `rounds` times finds the node pairs within 1.5
-    /// times the thickness (same-rope neighbours excluded) and projects them `iterations` times,
+    /// times the thickness (same-rope neighbours excluded; a round keeps the last round's pairs
+    /// when listStillCovers) and projects them `iterations` times,
     /// stopping after a round whose pairs all kept their distance (to 0.1% of the thickness), then writes the moved
     /// nodes back (m_v changed by the move over the step). Sleeping ropes do not move.
     void collide(int iterations, int rounds);
@@ -57,8 +58,17 @@ public:
 
     /// Node pairs the last collide() found in its first round.
     std::uint64_t pairCount() const { return m_pairCount; }
+    /// Rounds of the last collide(), and of them the rounds that ran the chain query.
+    std::uint32_t rounds() const { return m_rounds; }
+    std::uint32_t queries() const { return m_queries; } ///< See rounds().
 
 private:
+    /// Whether the pairs of the last query still hold every pair that may be closer than the
+    /// thickness: unlisted pairs were at least cDetectionScale times the sum of their radii apart
+    /// then (to the float rounding), so they stay beyond it while no node has moved (the
+    /// projections) by more than a quarter of the thinnest rope's thickness since. A new query
+    /// would only add pairs the projection leaves alone.
+    bool listStillCovers() const;
     /// Moves the chains to the end buffers and finds the node pairs to project.
     void findPairs();
     /// Writes the end buffers of `rope` back to its nodes.
@@ -68,6 +78,7 @@ private:
     std::vector<RopeChain> m_ropes;       ///< Ropes in the order of the world's bodies.
     std::vector<double> m_start;          ///< Start positions of all nodes.
     std::vector<double> m_end;            ///< End positions of all nodes.
+    std::vector<double> m_queried;        ///< The end positions the last query read.
     std::vector<double> m_inverseMass;    ///< Inverse masses (0 for sleeping ropes).
     std::vector<double> m_radius;         ///< Sphere radii.
     std::vector<float> m_centres;         ///< Float centres for the chain set.
@@ -77,6 +88,8 @@ private:
     std::uint32_t m_queryNeighbours = 0;  ///< The query's neighbour exclusion (the ropes' least).
     double m_thinnest = 0;                ///< The least thickness of the ropes.
     std::uint64_t m_pairCount = 0;        ///< Pairs of the last collide()'s first round.
+    std::uint32_t m_rounds = 0;           ///< Rounds of the last collide().
+    std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
 };
 
 } // namespace bulletgpu

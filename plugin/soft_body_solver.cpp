@@ -87,10 +87,15 @@ void SoftBodySolver::solveConstraints(btScalar solverdt) {
 }
 
 void SoftBodySolver::collideSoftBodies() {
-    const auto begin = std::chrono::steady_clock::now();
+    using Clock = std::chrono::steady_clock;
+    const auto since = [](Clock::time_point t) {
+        return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+    };
+    const auto begin = Clock::now();
     m_stats = SoftCollisionStats{};
     Engine& e = *m_engine;
     e.cloths.findPairs();
+    m_stats.contactMilliseconds = since(begin);
     for (ClothMesh& cloth : e.cloths.cloths()) {
         if (!cloth.started) continue;
         ++m_stats.cloths;
@@ -103,18 +108,28 @@ void SoftBodySolver::collideSoftBodies() {
             options.thickness = cloth.thickness;
             options.iterations = m_config.iterations;
             options.threads = e.threads;
+            options.queried = m_config.skipClearSteps ? cloth.queried.data() : nullptr;
+            options.queryDistance = cloth.thickness;
+            options.nearest = cloth.nearest;
             const ContinuousResult r = runContinuousResponse(mesh, cloth.pairs, options, e.ccd, e.ccdResult, e.frozen);
             m_stats.impacts += r.impacts;
             m_stats.ccdQueries += r.rounds;
             m_stats.frozenNodes += r.frozenVertices;
             m_stats.revertedCloths += r.wholeMeshReverted ? 1 : 0;
+            m_stats.ccdMilliseconds += r.ccdMilliseconds;
+            m_stats.ccdSkips += r.skipped ? 1 : 0;
         }
         e.cloths.writeBack(cloth, cloth.body->m_sst.sdt);
     }
+    const auto ropesBegin = Clock::now();
+    m_stats.projectionMilliseconds = since(begin) - m_stats.contactMilliseconds - m_stats.ccdMilliseconds;
     e.ropes.collide(m_config.iterations, m_config.ropeRounds);
     m_stats.ropes = e.ropes.ropeCount();
     m_stats.ropePairs = e.ropes.pairCount();
-    m_stats.milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
+    m_stats.ropeRounds = e.ropes.rounds();
+    m_stats.ropeQueries = e.ropes.queries();
+    m_stats.ropeMilliseconds = since(ropesBegin);
+    m_stats.milliseconds = since(begin);
 }
 
 } // namespace bulletgpu

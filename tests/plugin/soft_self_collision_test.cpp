@@ -194,3 +194,24 @@ TEST_CASE("The CUDA backend steps cloth and rope as the CPU backend does, bit fo
         if (deviceRope->m_nodes[n].m_x != hostRope->m_nodes[n].m_x) ++different;
     CHECK(different == 0);
 }
+
+TEST_CASE("Steps the contact query proves clear skip the CCD query, and stay free of intersections", "[soft][self]") {
+    SoftCollisionConfig config;
+    config.threads = 1;
+    auto solver = std::make_unique<SoftBodySolver>(config);
+    SoftBodySolver& ours = *solver;
+    ClothWorld world(std::move(solver));
+    btSoftBody* curtain = addCurtain(world, 16);
+    IntersectionCounter counter(*curtain);
+    int stepsWithIntersections = 0, skips = 0, queried = 0;
+    for (int step = 0; step < 400; ++step) {
+        world.world().stepSimulation(btScalar(1) / 60, 0);
+        if (counter.count(*curtain) > 0) ++stepsWithIntersections;
+        skips += static_cast<int>(ours.stats().ccdSkips);
+        queried += ours.stats().ccdQueries > 0 ? 1 : 0;
+    }
+    CHECK(stepsWithIntersections == 0);
+    CHECK(skips > 100);   // the settled cloth's steps
+    CHECK(queried > 10);  // the fall and the fold
+    CHECK(skips + queried == 400);
+}

@@ -42,6 +42,11 @@ struct SoftCollisionConfig {
     bool continuous = true;
     /// Separation the CCD query keeps, as a fraction of the thickness.
     double ccdEtaFraction = 0.01;
+    /// Skip the CCD query of a cloth's step when the contact query already proves it clear: no
+    /// node moved far enough, against the distances that query reported, for two features to
+    /// come within the separation (bullet_adapter/self_collision_response.h, slowStepClearsEta).
+    /// The guarantee is the same either way; off runs the query every step.
+    bool skipClearSteps = true;
 };
 
 /// Counters of the last step, summed over the cloths and ropes.
@@ -50,11 +55,18 @@ struct SoftCollisionStats {
     std::uint64_t contactPairs = 0;   ///< Vertex-face and edge-edge pairs within the thickness.
     std::uint64_t impacts = 0;        ///< CCD impacts left after the discrete projection.
     std::uint64_t ccdQueries = 0;     ///< CCD queries run.
+    std::uint32_t ccdSkips = 0;       ///< Cloths whose step was proven clear without a CCD query.
     std::uint64_t frozenNodes = 0;    ///< Nodes put back at their start position by the failsafe.
     std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
     std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
     std::uint64_t ropePairs = 0;      ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
+    std::uint32_t ropeRounds = 0;     ///< Rope rounds of projection.
+    std::uint32_t ropeQueries = 0;    ///< Of them, rounds that ran the chain query (the others kept its pairs).
     double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
+    double contactMilliseconds = 0;   ///< Of it, the cloths' engine query (positions copied in, pairs found).
+    double ccdMilliseconds = 0;       ///< Of it, the cloths' CCD queries.
+    double projectionMilliseconds = 0; ///< Of it, the cloths' projections and failsafe (everything but the queries).
+    double ropeMilliseconds = 0;      ///< Of it, the ropes' stage.
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic

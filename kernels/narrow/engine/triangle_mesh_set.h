@@ -247,9 +247,10 @@ private:
     void updateTree(Mesh& mesh);
     /// Refits the mesh's world-frame tree when it has a transform and is stale.
     void updateWorldTree(Mesh& mesh);
-    /// Moves the corners of a mesh with a transform to the world when stale, and nothing else:
-    /// what the contact query reads (it grows its own trees and computes planes as it needs them).
-    void updateWorldCorners(Mesh& mesh);
+    /// Moves the corners of a mesh with a transform to the world when stale, and nothing else,
+    /// on up to `threads` threads: what the contact query reads (it grows its own trees and
+    /// computes planes as it needs them). Touches only the mesh (safe one mesh per thread).
+    void updateWorldCorners(Mesh& mesh, int threads);
     /// The view of a mesh for a query, in its own frame or in the world.
     MeshView viewOf(std::uint32_t index, bool world) const;
     /// viewOf over the tree grown for the last contact query (boxes only).
@@ -257,9 +258,13 @@ private:
     /// Which grown tree of a mesh a query reads: 1 (world) for a pair query of a mesh with a
     /// transform, else 0 (own frame).
     std::uint32_t grownFrameOf(std::uint32_t index, bool world) const;
-    /// Grows the mesh's leaf boxes and tree by `distance`, unless they already are, from the same
-    /// corners and topology (a static mesh is grown once).
-    void growTree(std::uint32_t index, bool world, double distance);
+    /// Grows the mesh's leaf boxes and tree by `distance` on up to `threads` threads, unless
+    /// they already are, from the same corners and topology (a static mesh is grown once).
+    /// Touches only the mesh (safe one mesh per thread).
+    void growTree(std::uint32_t index, bool world, double distance, int threads);
+    /// Builds the features of, moves to the world and grows the trees of every mesh the queries
+    /// read, one mesh per thread when there are many.
+    void prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance);
     /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
     BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);
     /// Tests the traversal's candidates of one query on the threads; appends the contacts, sorted.
@@ -309,6 +314,8 @@ private:
     };
     std::vector<QueryRange> m_queryRanges;  ///< By position in m_order.
     std::vector<BvttFront*> m_queryFronts;  ///< Kept fronts by position in m_order (Fronts traversal).
+    std::vector<std::uint8_t> m_growNeeds;  ///< Frames each mesh's grown trees are needed in (bits 0, 1).
+    std::vector<std::uint32_t> m_growList;  ///< The meshes a contact-query batch reads.
     std::vector<std::uint32_t> m_weldOrder; ///< Scratch of weldVertices.
     BvttFront m_walkFront;                  ///< The front of a walk (unused entries).
     NarrowTraversal m_traversal = NarrowTraversal::LeafWalk;

@@ -283,19 +283,17 @@ void TriangleMeshSetImpl::updateWorldTree(Mesh& mesh) {
 #endif
 }
 
-void TriangleMeshSetImpl::updateWorldCorners(Mesh& mesh) {
+void TriangleMeshSetImpl::updateWorldCorners(Mesh& mesh, int threads) {
     if (!mesh.hasTransform || !mesh.worldCornersStale) return;
-    const Clock::time_point start = Clock::now();
     const auto count = static_cast<std::int64_t>(mesh.indices.size() / 3);
     mesh.worldCorners.resize(static_cast<std::size_t>(count));
-#pragma omp parallel for num_threads(m_threads) schedule(static) if (count >= 4096)
+#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
     for (std::int64_t t = 0; t < count; ++t) {
         mesh.worldCorners[t] =
             loadTriangle(mesh.positions.data(), mesh.indices.data(), static_cast<std::uint32_t>(t), mesh.transform);
     }
     ++mesh.cornersVersion[1];
     mesh.worldCornersStale = false;
-    m_stats.refitMs += millisecondsSince(start);
 }
 
 MeshView TriangleMeshSetImpl::viewOf(std::uint32_t index, bool world) const {

@@ -42,28 +42,63 @@ std::uint32_t TriangleMeshSetImpl::grownFrameOf(std::uint32_t index, bool world)
     return world && m_meshes[index].hasTransform ? 1u : 0u;
 }
 
-void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double distance) {
+void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double distance, int threads) {
     Mesh& mesh = m_meshes[index];
     const std::uint32_t frame = grownFrameOf(index, world);
     if (mesh.grownCorners[frame] == mesh.cornersVersion[frame] && mesh.grownTopology[frame] == mesh.topologyVersion &&
         mesh.grownDistance[frame] == distance) {
         return;
     }
-    const Clock::time_point start = Clock::now();
     const std::vector<Triangle3d>& corners = frame == 1 ? mesh.worldCorners : mesh.corners;
     std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
     const auto count = static_cast<std::int64_t>(corners.size());
     boxes.resize(corners.size());
-#pragma omp parallel for num_threads(m_threads) schedule(static) if (count >= 4096)
+#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
     for (std::int64_t t = 0; t < count; ++t) boxes[t] = grownTriangleBox(corners[t], distance);
     if (count > 0) {
-        mesh.tree.refitInto(boxes.data(), mesh.grownNodes[frame], m_threads);
+        mesh.tree.refitInto(boxes.data(), mesh.grownNodes[frame], threads);
     } else {
         mesh.grownNodes[frame].clear();
     }
     mesh.grownCorners[frame] = mesh.cornersVersion[frame];
     mesh.grownTopology[frame] = mesh.topologyVersion;
     mesh.grownDistance[frame] = distance;
+}
+
+void TriangleMeshSetImpl::prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance) {
+    // What each mesh needs (bit 0: its own frame, bit 1: the world's), the meshes in index order.
+    m_growNeeds.assign(m_meshes.size(), 0);
+    for (std::uint32_t q = 0; q < count; ++q) {
+        const bool self = queries[q].meshA == queries[q].meshB;
+        for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
+            m_growNeeds[index] |= static_cast<std::uint8_t>(1u << grownFrameOf(index, !self));
+        }
+    }
+    m_growList.clear();
+    for (std::uint32_t index = 0; index < m_meshes.size(); ++index) {
+        if (m_growNeeds[index] == 0) continue;
+        m_growList.push_back(index);
+        Mesh& mesh = m_meshes[index];
+        if (!mesh.featuresBuilt) {
+            buildMeshFeatures(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
+                              static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.features);
+            mesh.featuresBuilt = true;
+        }
+    }
+    const Clock::time_point start = Clock::now();
+    const auto meshes = static_cast<std::int64_t>(m_growList.size());
+    // Many meshes: one per thread; few: each on the team.
+    const bool perMesh = meshes >= cQueriesPerThreadFrom && m_threads > 1;
+    const int inner = perMesh ? 1 : m_threads;
+#pragma omp parallel for num_threads(perMesh ? m_threads : 1) schedule(dynamic, 1)
+    for (std::int64_t i = 0; i < meshes; ++i) {
+        const std::uint32_t index = m_growList[i];
+        if ((m_growNeeds[index] & 2u) != 0) {
+            updateWorldCorners(m_meshes[index], inner);
+            growTree(index, true, distance, inner);
+        }
+        if ((m_growNeeds[index] & 1u) != 0) growTree(index, false, distance, inner);
+    }
     m_stats.refitMs += millisecondsSince(start);
 }
 
@@ -213,35 +248,24 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     checkDistance(options.distance);
     m_stats = NarrowStats{};
     orderQueries(queries, count);
+    m_threads = m_treeTuner.threadsForNextUpdate();
+    const Clock::time_point treeStart = Clock::now();
     for (std::uint32_t q = 0; q < count; ++q) {
-        const MeshPairQuery& query = queries[q];
-        updateTree(m_meshes[query.meshA]);
-        updateTree(m_meshes[query.meshB]);
-        if (query.meshA != query.meshB) {
-            updateWorldCorners(m_meshes[query.meshA]);
-            updateWorldCorners(m_meshes[query.meshB]);
-        }
+        updateTree(m_meshes[queries[q].meshA]);
+        updateTree(m_meshes[queries[q].meshB]);
     }
     // The intersection query's fronts follow any restructuring done here.
     carryFrontsOver();
+    prepareGrownTrees(queries, count, options.distance);
     for (std::uint32_t q = 0; q < count; ++q) {
         const MeshPairQuery& query = queries[q];
-        const bool self = query.meshA == query.meshB;
-        for (std::uint32_t index : {query.meshA, query.meshB}) {
-            Mesh& mesh = m_meshes[index];
-            if (!mesh.featuresBuilt) {
-                buildMeshFeatures(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
-                                  static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.features);
-                mesh.featuresBuilt = true;
-            }
-            growTree(index, !self, options.distance);
-        }
-        if (self && options.excludeWelded) {
+        if (query.meshA == query.meshB && options.excludeWelded) {
             Mesh& mesh = m_meshes[query.meshA];
             weldVertices(mesh.positions.data(), static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.weld,
                          m_weldOrder);
         }
     }
+    m_treeTuner.record(millisecondsSince(treeStart));
     const Clock::time_point start = Clock::now();
     contacts.clear();
     m_threads = m_queryTuner.threadsForNextUpdate();
@@ -297,9 +321,11 @@ void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t c
     m_stats = NarrowStats{};
     Mesh& mesh = m_meshes[index];
     updateTree(mesh);
-    updateWorldCorners(mesh);
     carryFrontsOver();
-    growTree(index, true, distance);
+    const Clock::time_point growStart = Clock::now();
+    updateWorldCorners(mesh, m_threads);
+    growTree(index, true, distance, m_threads);
+    m_stats.refitMs += millisecondsSince(growStart);
     const Clock::time_point start = Clock::now();
     const MeshView view = grownViewOf(index, true);
     const FrontTree tree = frontTreeOf(view);

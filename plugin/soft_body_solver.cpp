@@ -2,6 +2,7 @@
 #include <bulletgpu/SoftBodySolver.h>
 
 #include "bullet_adapter/soft_cloth_meshes.h"
+#include "bullet_adapter/soft_rigid_contacts.h"
 #include "bullet_adapter/soft_rope_chains.h"
 #include "backend_choice.h"
 
@@ -18,6 +19,7 @@ struct SoftBodySolver::Engine {
     SoftClothMeshes cloths;
     SoftRopeChains
         ropes; ///< The ropes' sphere chains and step buffers.           ///< The cloths' meshes and step buffers.
+    SoftRigidContacts meshes;         ///< Soft bodies against rigid triangle meshes.
     CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
     CcdFrameResult ccdResult;         ///< Its output.
     std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
@@ -27,7 +29,8 @@ struct SoftBodySolver::Engine {
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
-        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), threads(cpuThreads) {}
+        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), meshes(backend, threadsOrDevice),
+          threads(cpuThreads) {}
 };
 
 namespace {
@@ -81,7 +84,17 @@ void SoftBodySolver::predictMotion(btScalar solverdt) {
     btDefaultSoftBodySolver::predictMotion(solverdt);
 }
 
+void SoftBodySolver::processCollision(btSoftBody* body, const btCollisionObjectWrapper* wrap) {
+    if (isSoftMeshCall(body, wrap))
+        m_engine->meshes.gather(body, wrap);
+    else
+        btDefaultSoftBodySolver::processCollision(body, wrap);
+}
+
 void SoftBodySolver::solveConstraints(btScalar solverdt) {
+    m_engine->meshes.generate();
+    m_meshStats.contacts = m_engine->meshes.contactCount();
+    m_meshStats.queries = m_engine->meshes.queryCount();
     btDefaultSoftBodySolver::solveConstraints(solverdt);
     collideSoftBodies();
 }

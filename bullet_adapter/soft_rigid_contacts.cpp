@@ -18,6 +18,14 @@ namespace {
 /// shared edge crosses both triangles rather than neither.
 constexpr btScalar cCrossingSlack = btScalar(1e-4);
 
+/// Passes of keepSides over the contacts (a node may touch several triangles).
+constexpr int cSidePasses = 2;
+/// Squared distance within which closest points on triangles count as one point (an edge, a
+/// vertex).
+constexpr btScalar cSharedPoint = btScalar(1e-10);
+/// How far in front of the surface keepSides puts a node that ended behind it.
+constexpr btScalar cSideClearance = btScalar(1e-4);
+
 /// Whether `shape` is a concave triangle mesh the engine reads.
 bool isConcaveMesh(const btCollisionShape* shape) {
     switch (shape->getShapeType()) {
@@ -32,32 +40,51 @@ bool isConcaveMesh(const btCollisionShape* shape) {
     }
 }
 
+/// Whether `y` lies over the triangle (a, b, c) of unit normal `n` (projected along n), with
+/// cCrossingSlack of its area to spare (Bullet's BaryCoord is unsigned, so signed areas here).
+bool overTriangle(const btVector3& y, const btVector3& a, const btVector3& b, const btVector3& c, const btVector3& n) {
+    const btScalar slack = -cCrossingSlack * (b - a).cross(c - a).dot(n);
+    return (b - y).cross(c - y).dot(n) >= slack && (c - y).cross(a - y).dot(n) >= slack &&
+           (a - y).cross(b - y).dot(n) >= slack;
+}
+
 /// Whether the segment from `q` to `x` passes through the triangle (a, b, c) of unit normal `n`,
 /// with `q` in front of it (n . (q - a) >= 0) and `x` behind.
 bool crosses(const btVector3& q, const btVector3& x, const btVector3& a, const btVector3& b, const btVector3& c,
              const btVector3& n) {
     const btScalar dq = n.dot(q - a), dx = n.dot(x - a);
     if (!(dq >= 0 && dx < 0)) return false;
-    const btVector3 y = q + (x - q) * (dq / (dq - dx));
-    const btVector3 w = BaryCoord(a, b, c, y);
-    return w.x() >= -cCrossingSlack && w.y() >= -cCrossingSlack && w.z() >= -cCrossingSlack;
+    return overTriangle(q + (x - q) * (dq / (dq - dx)), a, b, c, n);
 }
 
-/// The candidate of node `n` against the triangle (a, b, c) whose closest point is `onMesh`; false
-/// for a degenerate triangle. The side kept is the outside of a closed mesh and, on an open
-/// (two-sided) one, the side of the node's step-start position m_q.
+/// The unit winding normal of the triangle (a, b, c); false when it has no area.
+bool windingNormal(const btVector3& a, const btVector3& b, const btVector3& c, btVector3& normal) {
+    normal = (b - a).cross(c - a);
+    if (!(normal.length2() > 0)) return false;
+    normal.normalize();
+    return true;
+}
+
+/// The candidate of node `n` against the triangle (a, b, c) whose closest point is `onMesh`,
+/// keeping the node on side `side` of the winding (+1 in front, -1 behind); false for a
+/// degenerate triangle. Behind the triangle is penetrating when the node went through it this
+/// step or, with `settled` (a closed mesh, or a side remembered from the last step), when it lies
+/// straight behind the face rather than off an edge.
 bool candidateOf(const btSoftBody::Node& n, const btVector3& onMesh, const btVector3& a, const btVector3& b,
-                 const btVector3& c, bool twoSided, SoftRigidCandidate& out) {
-    btVector3 face = (b - a).cross(c - a);
-    if (!(face.length2() > 0)) return false;
-    face.normalize();
-    if (twoSided && face.dot(n.m_q - a) < 0) face = -face;
+                 const btVector3& c, btScalar side, bool settled, SoftRigidCandidate& out) {
+    btVector3 face;
+    if (!windingNormal(a, b, c, face)) return false;
+    face *= side;
     const btVector3 away = n.m_x - onMesh;
     const btScalar length = away.length();
     out.onMesh = onMesh;
+    out.corners[0] = a;
+    out.corners[1] = b;
+    out.corners[2] = c;
+    out.face = face;
     out.behind = face.dot(n.m_x - a) < 0;
     const bool faceRegion = away.cross(face).length() <= btScalar(1e-3) * length;
-    out.penetrating = out.behind && (crosses(n.m_q, n.m_x, a, b, c, face) || (!twoSided && faceRegion));
+    out.penetrating = out.behind && (crosses(n.m_q, n.m_x, a, b, c, face) || (settled && faceRegion));
     out.separation = out.penetrating ? -length : length;
     out.normal = length > SIMD_EPSILON ? away / out.separation : face;
     if (out.penetrating && out.normal.dot(face) < 0) out.normal = face;
@@ -134,6 +161,7 @@ void SoftRigidContacts::generate() {
                     [](const Touch& a, const Touch& b) { return a.object == b.object && a.body == b.body; }),
         m_touches.end());
     for (Held& held : m_held) held.touched = false;
+    for (Sides& sides : m_sides) sides.touched = false;
     for (std::size_t begin = 0, end = 0; begin < m_touches.size(); begin = end) {
         while (end < m_touches.size() && m_touches[end].object == m_touches[begin].object &&
                m_touches[end].shape == m_touches[begin].shape)
@@ -153,6 +181,8 @@ void SoftRigidContacts::releaseUntouched() {
             m_instances.release(held.mesh);
     }
     m_held.resize(kept);
+    m_sides.erase(std::remove_if(m_sides.begin(), m_sides.end(), [](const Sides& s) { return !s.touched; }),
+                  m_sides.end());
 }
 
 void SoftRigidContacts::collideMesh(std::size_t begin, std::size_t end) {
@@ -186,28 +216,79 @@ void SoftRigidContacts::collideMesh(std::size_t begin, std::size_t end) {
     m_set.findPointContacts(m_points.data(), static_cast<std::uint32_t>(m_points.size() / 3), mesh,
                             static_cast<double>(reach + move), m_contacts);
     ++m_queryCount;
-    const btTransform& world = first.transform;
+    std::size_t i = 0;
+    for (std::size_t t = begin; t < end; ++t) {
+        std::vector<std::int8_t>& sides = sidesOf(m_touches[t]);
+        m_previousSides.assign(sides.begin(), sides.end());
+        std::fill(sides.begin(), sides.end(), 0);
+        const std::uint32_t firstPoint = m_bodyStarts[t - begin], lastPoint = m_bodyStarts[t - begin + 1];
+        while (i < m_contacts.size() && m_contacts[i].point < lastPoint) {
+            const std::uint32_t point = m_contacts[i].point, node = point - firstPoint;
+            std::size_t nodeEnd = i;
+            while (nodeEnd < m_contacts.size() && m_contacts[nodeEnd].point == point) ++nodeEnd;
+            sides[node] = collideNode(m_touches[t], node, i, nodeEnd, m_previousSides[node], g);
+            i = nodeEnd;
+        }
+    }
+}
+
+std::int8_t SoftRigidContacts::collideNode(const Touch& touch, std::uint32_t node, std::size_t begin, std::size_t end,
+                                           std::int8_t remembered, const MeshShapeGeometry& g) {
+    btSoftBody& body = *touch.body;
+    const btTransform& world = touch.transform;
+    btSoftBody::Node& n = body.m_nodes[static_cast<int>(node)];
     const auto corner = [&](std::uint32_t triangle, int k) {
         const float* p = &g.positions[3 * g.indices[3 * triangle + k]];
         return world * btVector3(p[0], p[1], p[2]);
     };
-    std::size_t touch = begin;
-    for (std::size_t i = 0; i < m_contacts.size();) {
-        const std::uint32_t point = m_contacts[i].point;
-        while (m_bodyStarts[touch - begin + 1] <= point) ++touch;
-        btSoftBody& body = *m_touches[touch].body;
-        btSoftBody::Node& n = body.m_nodes[static_cast<int>(point - m_bodyStarts[touch - begin])];
-        m_candidates.clear();
-        for (; i < m_contacts.size() && m_contacts[i].point == point; ++i) {
-            const PointContact& pc = m_contacts[i];
-            SoftRigidCandidate candidate;
-            if (candidateOf(n, btVector3(pc.onMesh[0], pc.onMesh[1], pc.onMesh[2]), corner(pc.triangle, 0),
-                            corner(pc.triangle, 1), corner(pc.triangle, 2), g.twoSided, candidate))
-                m_candidates.push_back(candidate);
-        }
-        if (!n.m_battach)
-            addNodeContacts(body, n, first.object, world, body.getCollisionShape()->getMargin() + btScalar(g.margin));
+    // The side kept: a closed mesh's outside; on an open one the side remembered from the last
+    // step, or else the side of the closest triangle's winding that m_q lies on.
+    std::int8_t side = g.twoSided ? remembered : 1;
+    if (side == 0) {
+        std::size_t closest = begin;
+        for (std::size_t k = begin; k < end; ++k)
+            if (std::fabs(m_contacts[k].distance) < std::fabs(m_contacts[closest].distance)) closest = k;
+        const std::uint32_t triangle = m_contacts[closest].triangle;
+        const btVector3 a = corner(triangle, 0);
+        btVector3 winding;
+        side =
+            windingNormal(a, corner(triangle, 1), corner(triangle, 2), winding) && winding.dot(n.m_q - a) < 0 ? -1 : 1;
     }
+    const bool settled = !g.twoSided || remembered != 0;
+    m_candidates.clear();
+    const bool held = n.m_im > 0 && !n.m_battach;
+    if (held) m_nodeSides.push_back(NodeSides{&body, &n, static_cast<std::uint32_t>(m_sideTriangles.size()), 0});
+    for (std::size_t k = begin; k < end; ++k) {
+        const PointContact& pc = m_contacts[k];
+        SoftRigidCandidate candidate;
+        if (!candidateOf(n, btVector3(pc.onMesh[0], pc.onMesh[1], pc.onMesh[2]), corner(pc.triangle, 0),
+                         corner(pc.triangle, 1), corner(pc.triangle, 2), side, settled, candidate))
+            continue;
+        m_candidates.push_back(candidate);
+        if (held) {
+            const std::uint32_t* v = &g.indices[3 * pc.triangle];
+            m_sideTriangles.push_back(SideTriangle{{candidate.corners[0], candidate.corners[1], candidate.corners[2]},
+                                                   candidate.face,
+                                                   {v[0], v[1], v[2]}});
+            ++m_nodeSides.back().count;
+        }
+    }
+    if (!n.m_battach)
+        addNodeContacts(body, n, touch.object, world, body.getCollisionShape()->getMargin() + btScalar(g.margin));
+    return side;
+}
+
+std::vector<std::int8_t>& SoftRigidContacts::sidesOf(const Touch& touch) {
+    for (Sides& s : m_sides) {
+        if (s.object == touch.object && s.body == touch.body) {
+            s.touched = true;
+            s.sides.resize(static_cast<std::size_t>(touch.body->m_nodes.size()), 0);
+            return s.sides;
+        }
+    }
+    m_sides.push_back(Sides{touch.object, touch.body, {}, true});
+    m_sides.back().sides.assign(static_cast<std::size_t>(touch.body->m_nodes.size()), 0);
+    return m_sides.back().sides;
 }
 
 void SoftRigidContacts::addNodeContacts(btSoftBody& body, btSoftBody::Node& n, const btCollisionObject* object,
@@ -230,8 +311,87 @@ void SoftRigidContacts::addNodeContacts(btSoftBody& body, btSoftBody::Node& n, c
         if (makeContact(body, n, object, world, c.normal, offset, contact)) {
             body.m_rcontacts.push_back(contact);
             ++m_contactCount;
+            if (n.m_im > 0 && c.penetrating) m_surfaces.push_back(Surface{&body, &n, c.normal, c.onMesh});
         }
     }
+}
+
+bool SoftRigidContacts::closestSide(const NodeSides& node, btVector3& closest, btVector3& normal) {
+    const btVector3& x = node.node->m_x;
+    const SideTriangle* triangles = &m_sideTriangles[node.first];
+    m_closest.resize(node.count);
+    btScalar best = SIMD_INFINITY;
+    for (std::uint32_t t = 0; t < node.count; ++t) {
+        const btVector3* p = triangles[t].corners;
+        btScalar d = SIMD_INFINITY;
+        m_closest[t] = btVector3(0, 0, 0);
+        ProjectOrigin(p[0] - x, p[1] - x, p[2] - x, m_closest[t], d);
+        m_closest[t] += x;
+        best = btMin(best, d);
+    }
+    if (!(best < SIMD_INFINITY)) return false;
+    // The triangles sharing the closest point, and the edges through it (each must be shared by
+    // two of them, else the point is on the boundary).
+    closest = btVector3(0, 0, 0);
+    normal = btVector3(0, 0, 0);
+    m_edges.clear();
+    for (std::uint32_t t = 0; t < node.count; ++t) {
+        if ((m_closest[t] - x).length2() > best + cSharedPoint) continue;
+        closest = m_closest[t];
+        normal += triangles[t].face;
+        for (int k = 0; k < 3; ++k) {
+            const btVector3 a = triangles[t].corners[k], b = triangles[t].corners[(k + 1) % 3];
+            btScalar d = SIMD_INFINITY;
+            btVector3 onEdge(0, 0, 0);
+            ProjectOrigin(a - closest, b - closest, onEdge, d);
+            if (d > cSharedPoint) continue;
+            const std::uint32_t u = triangles[t].vertices[k], v = triangles[t].vertices[(k + 1) % 3];
+            m_edges.push_back(std::min(u, v) * std::uint64_t(1) << 32 | std::max(u, v));
+        }
+    }
+    std::sort(m_edges.begin(), m_edges.end());
+    for (std::size_t e = 0; e < m_edges.size();) {
+        std::size_t same = e;
+        while (same < m_edges.size() && m_edges[same] == m_edges[e]) ++same;
+        if (same - e < 2) return false;
+        e = same;
+    }
+    return normal.length2() > SIMD_EPSILON;
+}
+
+void SoftRigidContacts::keepSides() {
+    m_projectedCount = 0;
+    const auto push = [this](btSoftBody& body, btSoftBody::Node& n, const btVector3& normal, btScalar behind) {
+        const btVector3 move = normal * (behind + cSideClearance);
+        n.m_x += move;
+        n.m_v += move * body.m_sst.isdt;
+        ++m_projectedCount;
+    };
+    for (int pass = 0; pass < cSidePasses; ++pass) {
+        for (const NodeSides& node : m_nodeSides) {
+            // Behind a triangle, straight over it.
+            for (std::uint32_t t = node.first; t < node.first + node.count; ++t) {
+                const SideTriangle& tri = m_sideTriangles[t];
+                const btScalar behind = tri.face.dot(tri.corners[0] - node.node->m_x);
+                if (behind > 0 &&
+                    overTriangle(node.node->m_x, tri.corners[0], tri.corners[1], tri.corners[2], tri.face))
+                    push(*node.body, *node.node, tri.face, behind);
+            }
+            // Behind the closest point's normal (an edge, a vertex).
+            btVector3 closest, normal;
+            if (!closestSide(node, closest, normal)) continue;
+            normal.normalize();
+            const btScalar behind = normal.dot(closest - node.node->m_x);
+            if (behind > 0) push(*node.body, *node.node, normal, behind);
+        }
+        for (const Surface& s : m_surfaces) {
+            const btScalar behind = s.normal.dot(s.point - s.node->m_x);
+            if (behind > 0) push(*s.body, *s.node, s.normal, behind);
+        }
+    }
+    m_surfaces.clear();
+    m_nodeSides.clear();
+    m_sideTriangles.clear();
 }
 
 } // namespace bulletgpu

@@ -30,11 +30,13 @@ bool isSoftMeshCall(const btSoftBody* body, const btCollisionObjectWrapper* wrap
 
 /// A node against one triangle, before Bullet's record is made.
 struct SoftRigidCandidate {
-    btVector3 onMesh;    ///< Closest point of the triangle.
-    btVector3 normal;    ///< Unit normal towards the side the node keeps.
-    btScalar separation; ///< Distance along it, negative when the node went through.
-    bool behind;         ///< Behind the triangle's plane, seen from the side it keeps.
-    bool penetrating;    ///< Went through the triangle, or lies straight behind a closed mesh's face.
+    btVector3 onMesh;     ///< Closest point of the triangle.
+    btVector3 normal;     ///< Unit normal towards the side the node keeps.
+    btScalar separation;  ///< Distance along it, negative when the node went through.
+    bool behind;          ///< Behind the triangle's plane, seen from the side it keeps.
+    bool penetrating;     ///< Went through the triangle, or lies straight behind a closed mesh's face.
+    btVector3 corners[3]; ///< The triangle (world frame).
+    btVector3 face;       ///< Its unit normal towards the side kept.
 };
 
 /// The soft bodies' contacts with the rigid meshes of a world.
@@ -54,10 +56,20 @@ public:
     /// was on where the segment from m_q to m_x crosses the triangle (closed meshes: outside).
     void generate();
 
+    /// After Bullet's solve: moves every node that ended on the wrong side of the triangles it
+    /// had in reach (behind a triangle straight over it, or behind the normal at its closest
+    /// point: a face's, an edge's two faces', a vertex's fan; on the side it keeps, see generate;
+    /// boundary edges excepted) or behind the
+    /// plane of a penetrating contact back in front of it, and changes its velocity by the move
+    /// over the step (pinned nodes stay).
+    void keepSides();
+
     /// Contacts made by the last generate.
     std::uint64_t contactCount() const { return m_contactCount; }
     /// Engine queries run by the last generate.
     std::uint32_t queryCount() const { return m_queryCount; }
+    /// Node moves made by the last keepSides.
+    std::uint64_t projectedCount() const { return m_projectedCount; }
 
 private:
     /// One gathered (body, mesh object) pair.
@@ -78,16 +90,64 @@ private:
     std::uint32_t meshOf(const Touch& touch);
     /// Runs the query of the touches [begin, end) (one object) and appends their contacts.
     void collideMesh(std::size_t begin, std::size_t end);
+    /// Appends the contacts of `node` of `touch`'s body from m_contacts[begin, end) (its
+    /// triangles of `g`), keeping the side `remembered` from the last step (0: none), and returns
+    /// the side kept (+1 in front of the winding, -1 behind).
+    std::int8_t collideNode(const Touch& touch, std::uint32_t node, std::size_t begin, std::size_t end,
+                            std::int8_t remembered, const MeshShapeGeometry& g);
+    /// The side memory of `touch`'s body against its object, made when missing.
+    std::vector<std::int8_t>& sidesOf(const Touch& touch);
     /// Appends `n`'s contacts from m_candidates (within `contactDistance`, one per closest point).
     void addNodeContacts(btSoftBody& body, btSoftBody::Node& n, const btCollisionObject* object,
                          const btTransform& world, btScalar contactDistance);
-    /// Releases the meshes of objects not touched in this generate.
+    /// Releases the meshes of objects, and the side memories of pairs, not touched in this generate.
     void releaseUntouched();
+
+    /// A penetrating contact's plane, which keepSides holds its node in front of.
+    struct Surface {
+        btSoftBody* body;       ///< The soft body.
+        btSoftBody::Node* node; ///< Its node.
+        btVector3 normal;       ///< Unit normal towards the side kept.
+        btVector3 point;        ///< The contact's closest point.
+    };
+    /// A triangle in a node's reach, for keepSides.
+    struct SideTriangle {
+        btVector3 corners[3];      ///< World frame.
+        btVector3 face;            ///< Unit normal towards the node's side.
+        std::uint32_t vertices[3]; ///< The mesh's vertex indices (to find shared edges).
+    };
+    /// A node and its triangles m_sideTriangles[first, first + count).
+    struct NodeSides {
+        btSoftBody* body;       ///< The soft body.
+        btSoftBody::Node* node; ///< Its node.
+        std::uint32_t first;    ///< First triangle.
+        std::uint32_t count;    ///< Triangles.
+    };
+    /// The side of an open mesh each node of a body keeps, while it stays in reach of the mesh.
+    struct Sides {
+        const btCollisionObject* object; ///< The mesh's collision object.
+        const btSoftBody* body;          ///< The soft body.
+        std::vector<std::int8_t> sides;  ///< Per node: +1 in front of the winding, -1 behind, 0 none.
+        bool touched;                    ///< Touched in this generate.
+    };
+
+    /// The closest point of `node`'s triangles to its m_x and the sum of the face normals of
+    /// the triangles sharing it (a face's, an edge's two, a vertex's fan): the node is on the
+    /// wrong side when behind that normal. False when the point is on the mesh's boundary (an
+    /// edge of one triangle only), which a node may pass around.
+    bool closestSide(const NodeSides& node, btVector3& closest, btVector3& normal);
 
     TriangleMeshSet m_set;
     MeshInstances m_instances;
     std::vector<Touch> m_touches;
     std::vector<Held> m_held;
+    std::vector<Sides> m_sides;
+    std::vector<Surface> m_surfaces;              ///< This step's penetrating contacts, for keepSides.
+    std::vector<SideTriangle> m_sideTriangles;    ///< This step's triangles in reach, by node.
+    std::vector<NodeSides> m_nodeSides;           ///< This step's nodes in reach of a mesh.
+    std::vector<btVector3> m_closest;             ///< closestSide's closest points.
+    std::vector<std::uint64_t> m_edges;           ///< closestSide's edges through the point.
+    std::vector<std::int8_t> m_previousSides;     ///< One body's memory from the last step.
     std::vector<float> m_points;                  ///< Nodes of one query.
     std::vector<std::uint32_t> m_bodyStarts;      ///< First point of each touch of the query.
     std::vector<PointContact> m_contacts;         ///< The query's contacts.
@@ -95,6 +155,7 @@ private:
     std::vector<btVector3> m_accepted;            ///< Closest points already used for a node.
     std::uint64_t m_contactCount = 0;
     std::uint32_t m_queryCount = 0;
+    std::uint64_t m_projectedCount = 0;
 };
 
 } // namespace bulletgpu

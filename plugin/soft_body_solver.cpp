@@ -96,6 +96,8 @@ void SoftBodySolver::solveConstraints(btScalar solverdt) {
     m_meshStats.contacts = m_engine->meshes.contactCount();
     m_meshStats.queries = m_engine->meshes.queryCount();
     btDefaultSoftBodySolver::solveConstraints(solverdt);
+    m_engine->meshes.keepSides();
+    m_meshStats.projected = m_engine->meshes.projectedCount();
     collideSoftBodies();
 }
 

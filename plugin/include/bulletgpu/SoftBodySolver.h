@@ -59,8 +59,9 @@ struct SoftCollisionStats {
 
 /// Counters of the last step's soft-against-mesh contacts.
 struct SoftMeshStats {
-    std::uint64_t contacts = 0; ///< RContacts made against rigid triangle meshes.
-    std::uint32_t queries = 0;  ///< Engine queries run (one per mesh object touched).
+    std::uint64_t contacts = 0;  ///< RContacts made against rigid triangle meshes.
+    std::uint32_t queries = 0;   ///< Engine queries run (one per mesh object touched).
+    std::uint64_t projected = 0; ///< Node moves back in front of a mesh after Bullet's solve.
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic
@@ -88,7 +89,8 @@ public:
     /// Implements btSoftBodySolver::predictMotion: records the start positions, then Bullet's.
     void predictMotion(btScalar solverdt) override;
     /// Implements btSoftBodySolver::solveConstraints: the contacts with rigid triangle meshes
-    /// gathered by processCollision, Bullet's solve, then the self-collision stage.
+    /// gathered by processCollision, Bullet's solve, nodes that ended behind a mesh put back in
+    /// front of it, then the self-collision stage.
     void solveConstraints(btScalar solverdt) override;
     /// Implements btSoftBodySolver::processCollision (soft against rigid): a soft body (SDF_RS)
     /// against a btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape or btGImpactMeshShape object

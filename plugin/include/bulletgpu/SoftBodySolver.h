@@ -57,11 +57,12 @@ struct SoftCollisionStats {
     double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
 };
 
-/// Counters of the last step's soft-against-mesh contacts.
+/// Counters of the last step's contacts with rigid meshes and between soft bodies.
 struct SoftMeshStats {
-    std::uint64_t contacts = 0;  ///< RContacts made against rigid triangle meshes.
-    std::uint32_t queries = 0;   ///< Engine queries run (one per mesh object touched).
-    std::uint64_t projected = 0; ///< Node moves back in front of a mesh after Bullet's solve.
+    std::uint64_t contacts = 0;     ///< RContacts made against rigid triangle meshes.
+    std::uint32_t queries = 0;      ///< Engine queries run (one per mesh object touched).
+    std::uint64_t projected = 0;    ///< Node moves back in front of a mesh after Bullet's solve.
+    std::uint64_t softContacts = 0; ///< SContacts made between soft bodies (VF_SS).
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic
@@ -97,7 +98,10 @@ public:
     /// is only recorded, its contacts made by the engine at the start of solveConstraints
     /// (bullet_adapter/soft_rigid_contacts.h); anything else is Bullet's.
     void processCollision(btSoftBody* body, const btCollisionObjectWrapper* wrap) override;
-    using btDefaultSoftBodySolver::processCollision;
+    /// Implements btSoftBodySolver::processCollision (soft against soft): two bodies with faces
+    /// colliding by VF_SS are only recorded, their node-face contacts made by the engine at the
+    /// start of solveConstraints (bullet_adapter/soft_soft_contacts.h); anything else is Bullet's.
+    void processCollision(btSoftBody* body, btSoftBody* other) override;
 
     /// Switches self-collision of `body` on or off, overriding SoftCollisionConfig::selfCollision.
     void setSelfCollision(const btSoftBody* body, bool enabled);

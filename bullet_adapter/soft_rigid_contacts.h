@@ -52,16 +52,17 @@ public:
     /// Appends to every active gathered body's m_rcontacts the contacts of its nodes with the
     /// meshes it touches (one engine query per mesh object), then forgets the gathered calls and
     /// frees the engine meshes of objects no body touched. A node within the body's margin plus
-    /// the mesh's margin of a triangle gets a contact, on the side its step-start position m_q
-    /// was on where the segment from m_q to m_x crosses the triangle (closed meshes: outside).
+    /// the mesh's margin of a triangle gets a contact towards the side it keeps: a closed mesh's
+    /// outside; on an open mesh the side of the winding remembered while the node stays in reach,
+    /// else the side its step-start position m_q is on. A node whose segment from m_q to m_x
+    /// crosses a triangle gets a negative distance.
     void generate();
 
     /// After Bullet's solve: moves every node that ended on the wrong side of the triangles it
     /// had in reach (behind a triangle straight over it, or behind the normal at its closest
     /// point: a face's, an edge's two faces', a vertex's fan; on the side it keeps, see generate;
-    /// boundary edges excepted) or behind the
-    /// plane of a penetrating contact back in front of it, and changes its velocity by the move
-    /// over the step (pinned nodes stay).
+    /// boundary edges excepted) or behind the plane of a penetrating contact back in front of it,
+    /// and changes its velocity by the move over the step (pinned nodes stay).
     void keepSides();
 
     /// Contacts made by the last generate.
@@ -137,11 +138,11 @@ private:
     /// edge of one triangle only), which a node may pass around.
     bool closestSide(const NodeSides& node, btVector3& closest, btVector3& normal);
 
-    TriangleMeshSet m_set;
-    MeshInstances m_instances;
-    std::vector<Touch> m_touches;
-    std::vector<Held> m_held;
-    std::vector<Sides> m_sides;
+    TriangleMeshSet m_set;                        ///< The engine.
+    MeshInstances m_instances;                    ///< The mesh objects' engine meshes.
+    std::vector<Touch> m_touches;                 ///< This step's gathered calls.
+    std::vector<Held> m_held;                     ///< Engine meshes kept for objects.
+    std::vector<Sides> m_sides;                   ///< Side memories per (object, body).
     std::vector<Surface> m_surfaces;              ///< This step's penetrating contacts, for keepSides.
     std::vector<SideTriangle> m_sideTriangles;    ///< This step's triangles in reach, by node.
     std::vector<NodeSides> m_nodeSides;           ///< This step's nodes in reach of a mesh.
@@ -153,9 +154,9 @@ private:
     std::vector<PointContact> m_contacts;         ///< The query's contacts.
     std::vector<SoftRigidCandidate> m_candidates; ///< One node's triangles.
     std::vector<btVector3> m_accepted;            ///< Closest points already used for a node.
-    std::uint64_t m_contactCount = 0;
-    std::uint32_t m_queryCount = 0;
-    std::uint64_t m_projectedCount = 0;
+    std::uint64_t m_contactCount = 0;             ///< contactCount().
+    std::uint32_t m_queryCount = 0;               ///< queryCount().
+    std::uint64_t m_projectedCount = 0;           ///< projectedCount().
 };
 
 } // namespace bulletgpu

@@ -56,11 +56,11 @@ private:
     /// records whose featureA is the node).
     void addContacts(btSoftBody& nodes, btSoftBody& faces, bool vertexFirst);
 
-    TriangleMeshSet m_set;
-    std::unordered_map<const btSoftBody*, BodyMesh> m_meshes;
-    std::vector<std::pair<btSoftBody*, btSoftBody*>> m_pairs;
-    std::vector<ProximityContact> m_contacts;
-    std::uint64_t m_contactCount = 0;
+    TriangleMeshSet m_set;                                    ///< The engine.
+    std::unordered_map<const btSoftBody*, BodyMesh> m_meshes; ///< Engine mesh per body.
+    std::vector<std::pair<btSoftBody*, btSoftBody*>> m_pairs; ///< This step's gathered pairs.
+    std::vector<ProximityContact> m_contacts;                 ///< One pair query's records.
+    std::uint64_t m_contactCount = 0;                         ///< contactCount().
 };
 
 } // namespace bulletgpu

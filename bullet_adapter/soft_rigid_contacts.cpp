@@ -257,7 +257,7 @@ std::int8_t SoftRigidContacts::collideNode(const Touch& touch, std::uint32_t nod
     const bool settled = !g.twoSided || remembered != 0;
     m_candidates.clear();
     const bool held = n.m_im > 0 && !n.m_battach;
-    if (held) m_nodeSides.push_back(NodeSides{&body, &n, static_cast<std::uint32_t>(m_sideTriangles.size()), 0});
+    if (held) m_nodeSides.push_back(NodeSides{&body, &n, n.m_q, static_cast<std::uint32_t>(m_sideTriangles.size()), 0});
     for (std::size_t k = begin; k < end; ++k) {
         const PointContact& pc = m_contacts[k];
         SoftRigidCandidate candidate;
@@ -369,12 +369,14 @@ void SoftRigidContacts::keepSides() {
     };
     for (int pass = 0; pass < cSidePasses; ++pass) {
         for (const NodeSides& node : m_nodeSides) {
-            // Behind a triangle, straight over it.
+            // Behind a triangle, straight over it or through it since the step's start.
             for (std::uint32_t t = node.first; t < node.first + node.count; ++t) {
                 const SideTriangle& tri = m_sideTriangles[t];
-                const btScalar behind = tri.face.dot(tri.corners[0] - node.node->m_x);
+                const btVector3& x = node.node->m_x;
+                const btVector3* p = tri.corners;
+                const btScalar behind = tri.face.dot(p[0] - x);
                 if (behind > 0 &&
-                    overTriangle(node.node->m_x, tri.corners[0], tri.corners[1], tri.corners[2], tri.face))
+                    (overTriangle(x, p[0], p[1], p[2], tri.face) || crosses(node.start, x, p[0], p[1], p[2], tri.face)))
                     push(*node.body, *node.node, tri.face, behind);
             }
             // Behind the closest point's normal (an edge, a vertex).

@@ -59,7 +59,8 @@ public:
     void generate();
 
     /// After Bullet's solve: moves every node that ended on the wrong side of the triangles it
-    /// had in reach (behind a triangle straight over it, or behind the normal at its closest
+    /// had in reach (behind a triangle straight over it or that it went through since the step's
+    /// start, or behind the normal at its closest
     /// point: a face's, an edge's two faces', a vertex's fan; on the side it keeps, see generate;
     /// boundary edges excepted) or behind the plane of a penetrating contact back in front of it,
     /// and changes its velocity by the move over the step (pinned nodes stay).
@@ -121,6 +122,7 @@ private:
     struct NodeSides {
         btSoftBody* body;       ///< The soft body.
         btSoftBody::Node* node; ///< Its node.
+        btVector3 start;        ///< Its position at the step's start (m_q before Bullet's solve).
         std::uint32_t first;    ///< First triangle.
         std::uint32_t count;    ///< Triangles.
     };

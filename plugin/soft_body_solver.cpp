@@ -32,8 +32,7 @@ struct SoftBodySolver::Engine {
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
         : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), meshes(backend, threadsOrDevice),
-          softPairs(backend, threadsOrDevice),
-          threads(cpuThreads) {}
+          softPairs(backend, threadsOrDevice), threads(cpuThreads) {}
 };
 
 namespace {

@@ -89,9 +89,9 @@ public:
     void optimize(btAlignedObjectArray<btSoftBody*>& softBodies, bool forceUpdate = false) override;
     /// Implements btSoftBodySolver::predictMotion: records the start positions, then Bullet's.
     void predictMotion(btScalar solverdt) override;
-    /// Implements btSoftBodySolver::solveConstraints: the contacts with rigid triangle meshes
-    /// gathered by processCollision, Bullet's solve, nodes that ended behind a mesh put back in
-    /// front of it, then the self-collision stage.
+    /// Implements btSoftBodySolver::solveConstraints: the contacts with rigid triangle meshes and
+    /// between soft bodies gathered by processCollision, Bullet's solve, nodes that ended behind a
+    /// mesh put back in front of it, then the self-collision stage.
     void solveConstraints(btScalar solverdt) override;
     /// Implements btSoftBodySolver::processCollision (soft against rigid): a soft body (SDF_RS)
     /// against a btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape or btGImpactMeshShape object
@@ -112,7 +112,7 @@ public:
     const SoftCollisionConfig& config() const { return m_config; }
     /// Counters of the last step.
     const SoftCollisionStats& stats() const { return m_stats; }
-    /// Counters of the last step's contacts with rigid triangle meshes.
+    /// Counters of the last step's contacts with rigid triangle meshes and between soft bodies.
     const SoftMeshStats& meshStats() const { return m_meshStats; }
 
 private:
@@ -126,7 +126,7 @@ private:
     std::unique_ptr<Engine> m_engine;                       ///< What stands behind the solver.
     std::unordered_map<const btSoftBody*, bool> m_switches; ///< Per-body overrides.
     SoftCollisionStats m_stats;                             ///< Counters of the last step.
-    SoftMeshStats m_meshStats;                              ///< Mesh contact counters of the last step.
+    SoftMeshStats m_meshStats;                              ///< Mesh and soft-soft counters of the last step.
 };
 
 } // namespace bulletgpu

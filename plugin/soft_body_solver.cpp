@@ -2,7 +2,9 @@
 #include <bulletgpu/SoftBodySolver.h>
 
 #include "bullet_adapter/soft_cloth_meshes.h"
+#include "bullet_adapter/soft_rigid_contacts.h"
 #include "bullet_adapter/soft_rope_chains.h"
+#include "bullet_adapter/soft_soft_contacts.h"
 #include "backend_choice.h"
 
 #include <BulletSoftBody/btSoftBody.h>
@@ -18,6 +20,8 @@ struct SoftBodySolver::Engine {
     SoftClothMeshes cloths;
     SoftRopeChains
         ropes; ///< The ropes' sphere chains and step buffers.           ///< The cloths' meshes and step buffers.
+    SoftRigidContacts meshes;         ///< Soft bodies against rigid triangle meshes.
+    SoftSoftContacts softPairs;       ///< Node-face contacts between soft bodies.
     CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
     CcdFrameResult ccdResult;         ///< Its output.
     std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
@@ -27,7 +31,8 @@ struct SoftBodySolver::Engine {
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
-        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), threads(cpuThreads) {}
+        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), meshes(backend, threadsOrDevice),
+          softPairs(backend, threadsOrDevice), threads(cpuThreads) {}
 };
 
 namespace {
@@ -81,8 +86,29 @@ void SoftBodySolver::predictMotion(btScalar solverdt) {
     btDefaultSoftBodySolver::predictMotion(solverdt);
 }
 
+void SoftBodySolver::processCollision(btSoftBody* body, const btCollisionObjectWrapper* wrap) {
+    if (isSoftMeshCall(body, wrap))
+        m_engine->meshes.gather(body, wrap);
+    else
+        btDefaultSoftBodySolver::processCollision(body, wrap);
+}
+
+void SoftBodySolver::processCollision(btSoftBody* body, btSoftBody* other) {
+    if (isVertexFacePair(body, other))
+        m_engine->softPairs.gather(body, other);
+    else
+        btDefaultSoftBodySolver::processCollision(body, other);
+}
+
 void SoftBodySolver::solveConstraints(btScalar solverdt) {
+    m_engine->meshes.generate();
+    m_engine->softPairs.generate();
+    m_meshStats.softContacts = m_engine->softPairs.contactCount();
+    m_meshStats.contacts = m_engine->meshes.contactCount();
+    m_meshStats.queries = m_engine->meshes.queryCount();
     btDefaultSoftBodySolver::solveConstraints(solverdt);
+    m_engine->meshes.keepSides();
+    m_meshStats.projected = m_engine->meshes.projectedCount();
     collideSoftBodies();
 }
 

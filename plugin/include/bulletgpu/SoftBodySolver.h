@@ -69,6 +69,14 @@ struct SoftCollisionStats {
     double ropeMilliseconds = 0;      ///< Of it, the ropes' stage.
 };
 
+/// Counters of the last step's contacts with rigid meshes and between soft bodies.
+struct SoftMeshStats {
+    std::uint64_t contacts = 0;     ///< RContacts made against rigid triangle meshes.
+    std::uint32_t queries = 0;      ///< Engine queries run (one per mesh object touched).
+    std::uint64_t projected = 0;    ///< Node moves back in front of a mesh after Bullet's solve.
+    std::uint64_t softContacts = 0; ///< SContacts made between soft bodies (VF_SS).
+};
+
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic
 /// btSoftRigidDynamicsWorld: pass `new bulletgpu::SoftBodySolver()` as the world's last
 /// constructor argument. Everything Bullet does stays as it is; after Bullet's own constraint
@@ -93,8 +101,19 @@ public:
     void optimize(btAlignedObjectArray<btSoftBody*>& softBodies, bool forceUpdate = false) override;
     /// Implements btSoftBodySolver::predictMotion: records the start positions, then Bullet's.
     void predictMotion(btScalar solverdt) override;
-    /// Implements btSoftBodySolver::solveConstraints: Bullet's, then the self-collision stage.
+    /// Implements btSoftBodySolver::solveConstraints: the contacts with rigid triangle meshes and
+    /// between soft bodies gathered by processCollision, Bullet's solve, nodes that ended behind a
+    /// mesh put back in front of it, then the self-collision stage.
     void solveConstraints(btScalar solverdt) override;
+    /// Implements btSoftBodySolver::processCollision (soft against rigid): a soft body (SDF_RS)
+    /// against a btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape or btGImpactMeshShape object
+    /// is only recorded, its contacts made by the engine at the start of solveConstraints
+    /// (bullet_adapter/soft_rigid_contacts.h); anything else is Bullet's.
+    void processCollision(btSoftBody* body, const btCollisionObjectWrapper* wrap) override;
+    /// Implements btSoftBodySolver::processCollision (soft against soft): two bodies with faces
+    /// colliding by VF_SS are only recorded, their node-face contacts made by the engine at the
+    /// start of solveConstraints (bullet_adapter/soft_soft_contacts.h); anything else is Bullet's.
+    void processCollision(btSoftBody* body, btSoftBody* other) override;
 
     /// Switches self-collision of `body` on or off, overriding SoftCollisionConfig::selfCollision.
     void setSelfCollision(const btSoftBody* body, bool enabled);
@@ -105,6 +124,8 @@ public:
     const SoftCollisionConfig& config() const { return m_config; }
     /// Counters of the last step.
     const SoftCollisionStats& stats() const { return m_stats; }
+    /// Counters of the last step's contacts with rigid triangle meshes and between soft bodies.
+    const SoftMeshStats& meshStats() const { return m_meshStats; }
 
 private:
     /// The cloths' meshes, the ropes' chains, the CCD query and scratch (defined in the source).
@@ -117,6 +138,7 @@ private:
     std::unique_ptr<Engine> m_engine;                       ///< What stands behind the solver.
     std::unordered_map<const btSoftBody*, bool> m_switches; ///< Per-body overrides.
     SoftCollisionStats m_stats;                             ///< Counters of the last step.
+    SoftMeshStats m_meshStats;                              ///< Mesh and soft-soft counters of the last step.
 };
 
 } // namespace bulletgpu

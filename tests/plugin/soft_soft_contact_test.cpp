@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Zlib
+// Node-face contacts between two soft bodies (VF_SS) from the engine's pair query
+// (bullet_adapter/soft_soft_contacts.h) against Bullet's own CollideVF_SS on frozen states: two
+// cloths lying over each other, the upper one waved so that some of its nodes are within the
+// margins of the lower one's faces and some are not.
+#include "bullet_adapter/soft_soft_contacts.h"
+#include "support/cloth_scene.h"
+
+#include <bulletgpu/SoftBodySolver.h>
+
+#include <BulletSoftBody/btSoftBody.h>
+#include <BulletSoftBody/btSoftBodyHelpers.h>
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+#include <tuple>
+
+namespace {
+
+/// A contact as a comparable record: node and face indices, then every field Bullet fills.
+using Record = std::tuple<int, int, btScalar, btScalar, btScalar, btScalar, btScalar, btScalar, btScalar, btScalar,
+                          btScalar, btScalar>;
+
+/// The contacts in `body`'s m_scontacts, keyed by (node, face) of `faces`' faces.
+std::map<std::pair<int, int>, Record> recordsOf(const btSoftBody& body, const btSoftBody& faces) {
+    std::map<std::pair<int, int>, Record> out;
+    for (int i = 0; i < body.m_scontacts.size(); ++i) {
+        const btSoftBody::SContact& c = body.m_scontacts[i];
+        const int node = static_cast<int>(c.m_node - &body.m_nodes[0]);
+        const int face = static_cast<int>(c.m_face - &faces.m_faces[0]);
+        out[{node, face}] = Record{node,
+                                   face,
+                                   c.m_normal.x(),
+                                   c.m_normal.y(),
+                                   c.m_normal.z(),
+                                   c.m_weights.x(),
+                                   c.m_weights.y(),
+                                   c.m_weights.z(),
+                                   c.m_margin,
+                                   c.m_friction,
+                                   c.m_cfm[0],
+                                   c.m_cfm[1]};
+    }
+    return out;
+}
+
+/// A cloth of `n` x `n` nodes, `size` wide, at height `y`, shifted by (dx, dz), with margin
+/// `margin`, its heights waved by `wave`, and VF_SS collisions.
+btSoftBody* makeCloth(btSoftBodyWorldInfo& info, int n, btScalar size, btScalar y, btScalar dx, btScalar dz,
+                      btScalar margin, btScalar wave) {
+    const btScalar h = size / 2;
+    btSoftBody* body =
+        btSoftBodyHelpers::CreatePatch(info, btVector3(dx - h, y, dz - h), btVector3(dx + h, y, dz - h),
+                                       btVector3(dx - h, y, dz + h), btVector3(dx + h, y, dz + h), n, n, 0, true);
+    body->getCollisionShape()->setMargin(margin);
+    body->m_cfg.collisions |= btSoftBody::fCollision::VF_SS;
+    body->setTotalMass(1);
+    for (int i = 0; i < body->m_nodes.size(); ++i) {
+        btVector3& x = body->m_nodes[i].m_x;
+        x.setY(x.y() + wave * std::sin(7 * x.x()) * std::cos(5 * x.z() + 0.3f));
+    }
+    // Frozen: m_q = m_x, trees and bounds at the positions (no gravity, no velocity).
+    body->predictMotion(btScalar(1e-4));
+    return body;
+}
+
+} // namespace
+
+TEST_CASE("Soft-soft node-face contacts equal Bullet's CollideVF_SS on frozen cloths", "[soft][vfss]") {
+    const btScalar waves[] = {0.01f, 0.02f, 0.04f};
+    for (const btScalar wave : waves) {
+        btSoftBodyWorldInfo info;
+        info.m_gravity.setZero();
+        info.m_sparsesdf.Initialize();
+        std::unique_ptr<btSoftBody> lower(makeCloth(info, 20, 1.0f, 0, 0, 0, 0.02f, 0));
+        std::unique_ptr<btSoftBody> upper(makeCloth(info, 17, 0.8f, 0.03f, 0.031f, 0.017f, 0.015f, wave));
+        lower->setMass(0, 0); // A pinned node: contacts with its faces put all the move on the other side.
+        lower->setMass(21, 0);
+        REQUIRE(bulletgpu::isVertexFacePair(lower.get(), upper.get()));
+
+        lower->defaultCollisionHandler(upper.get());
+        const auto bulletLower = recordsOf(*lower, *upper), bulletUpper = recordsOf(*upper, *lower);
+        lower->m_scontacts.resize(0);
+        upper->m_scontacts.resize(0);
+
+        bulletgpu::SoftSoftContacts contacts(bulletgpu::Backend::Cpu, 1);
+        contacts.gather(upper.get(), lower.get());
+        contacts.generate();
+        const auto oursLower = recordsOf(*lower, *upper), oursUpper = recordsOf(*upper, *lower);
+
+        INFO("wave " << wave << ": Bullet " << bulletLower.size() << " + " << bulletUpper.size() << " contacts, ours "
+                     << oursLower.size() << " + " << oursUpper.size());
+        CHECK(bulletLower.size() + bulletUpper.size() > 0);
+        std::set<int> touching; // Some of the upper cloth's nodes are in contact, some are not.
+        for (const auto& entry : bulletUpper) touching.insert(entry.first.first);
+        CHECK(touching.size() > 0);
+        CHECK(touching.size() < static_cast<std::size_t>(upper->m_nodes.size()));
+        CHECK(oursLower == bulletLower);
+        CHECK(oursUpper == bulletUpper);
+        CHECK(contacts.contactCount() == bulletLower.size() + bulletUpper.size());
+    }
+}
+
+TEST_CASE("Soft-soft contacts skip ropes and the same body", "[soft][vfss]") {
+    btSoftBodyWorldInfo info;
+    info.m_sparsesdf.Initialize();
+    std::unique_ptr<btSoftBody> cloth(makeCloth(info, 4, 1.0f, 0, 0, 0, 0.02f, 0));
+    std::unique_ptr<btSoftBody> rope(btSoftBodyHelpers::CreateRope(info, btVector3(0, 0, 0), btVector3(1, 0, 0), 4, 0));
+    rope->m_cfg.collisions |= btSoftBody::fCollision::VF_SS;
+    CHECK_FALSE(bulletgpu::isVertexFacePair(cloth.get(), cloth.get()));
+    CHECK_FALSE(bulletgpu::isVertexFacePair(cloth.get(), rope.get()));
+}
+
+TEST_CASE("A cloth falling on another in the world gets its soft-soft contacts from the engine", "[soft][vfss]") {
+    bulletgpu::SoftCollisionConfig config;
+    config.threads = 1;
+    auto solver = std::make_unique<bulletgpu::SoftBodySolver>(config);
+    bulletgpu::SoftBodySolver& ours = *solver;
+    bulletgpu::test::ClothWorld world(std::move(solver));
+    btSoftBody* lower = world.addPatch(btVector3(-0.5f, 0.05f, -0.5f), btVector3(0.5f, 0.05f, -0.5f),
+                                       btVector3(-0.5f, 0.05f, 0.5f), btVector3(0.5f, 0.05f, 0.5f), 12, 0, 0.02f);
+    btSoftBody* upper = world.addPatch(btVector3(-0.4f, 0.3f, -0.4f), btVector3(0.4f, 0.3f, -0.4f),
+                                       btVector3(-0.4f, 0.3f, 0.4f), btVector3(0.4f, 0.3f, 0.4f), 10, 0, 0.02f);
+    lower->m_cfg.collisions |= btSoftBody::fCollision::VF_SS;
+    upper->m_cfg.collisions |= btSoftBody::fCollision::VF_SS;
+    std::uint64_t contacts = 0;
+    for (int step = 0; step < 120; ++step) {
+        world.world().stepSimulation(btScalar(1) / 60, 0);
+        contacts += ours.meshStats().softContacts;
+    }
+    CHECK(contacts > 0);
+    for (int i = 0; i < upper->m_nodes.size(); ++i) CHECK(std::isfinite(upper->m_nodes[i].m_x.y()));
+}

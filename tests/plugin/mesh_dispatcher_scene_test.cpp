@@ -14,6 +14,8 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 using namespace bulletgpu;
@@ -77,6 +79,14 @@ double mean(const std::vector<double>& values) {
     return values.empty() ? 0 : sum / static_cast<double>(values.size());
 }
 
+/// What a run ended with, for the test's messages.
+std::string describe(const PileOutcome& outcome) {
+    std::ostringstream out;
+    out << "mean height " << mean(outcome.heights) << ", fastest " << outcome.fastest << ", under ground "
+        << outcome.belowGround << ", points " << outcome.points << ", deepest point " << outcome.deepestPoint;
+    return out.str();
+}
+
 /// A convex hull of `count` random points on an ellipsoid of radii r.
 std::unique_ptr<btConvexHullShape> randomHull(std::mt19937& random, int count, const btVector3& r) {
     std::normal_distribution<float> gauss;
@@ -119,11 +129,8 @@ TEST_CASE("A pile of GImpact meshes on a static mesh comes to rest as with Bulle
         outcome[narrow == MeshNarrowPhase::BulletGpu] = runPile(narrow, shapes, w, 24, 480, bump);
     }
     const PileOutcome &bullet = outcome[0], &ours = outcome[1];
-    INFO("Bullet: mean height " << mean(bullet.heights) << ", fastest " << bullet.fastest << ", under ground "
-                                << bullet.belowGround << ", points " << bullet.points);
-    INFO("ours: mean height " << mean(ours.heights) << ", fastest " << ours.fastest << ", under ground "
-                              << ours.belowGround << ", points " << ours.points << ", deepest point "
-                              << ours.deepestPoint);
+    INFO("Bullet: " << describe(bullet));
+    INFO("ours: " << describe(ours));
     CHECK(ours.fastest < 0.05);
     CHECK(ours.belowGround > -2 * margin);
     CHECK(ours.deepestPoint > -margin);
@@ -149,11 +156,8 @@ TEST_CASE("Convex hulls on a landscape mesh come to rest as with Bullet's convex
         outcome[narrow == MeshNarrowPhase::BulletGpu] = runPile(narrow, shapes, w, 24, 480, 0.3f);
     }
     const PileOutcome &bullet = outcome[0], &ours = outcome[1];
-    INFO("Bullet: mean height " << mean(bullet.heights) << ", fastest " << bullet.fastest << ", under ground "
-                                << bullet.belowGround << ", points " << bullet.points);
-    INFO("ours: mean height " << mean(ours.heights) << ", fastest " << ours.fastest << ", under ground "
-                              << ours.belowGround << ", points " << ours.points << ", deepest point "
-                              << ours.deepestPoint);
+    INFO("Bullet: " << describe(bullet));
+    INFO("ours: " << describe(ours));
     CHECK(bullet.fastest < 0.05);
     CHECK(ours.fastest < 0.05);
     CHECK(ours.belowGround > -0.04);

@@ -29,6 +29,11 @@ void checkDistance(double distance) {
     }
 }
 
+/// proximityBefore as a function object, so that std::sort inlines it.
+struct ProximityOrder {
+    bool operator()(const ProximityContact& x, const ProximityContact& y) const { return proximityBefore(x, y); }
+};
+
 /// An emit functor appending to a vector.
 template <typename Contact>
 struct AppendTo {
@@ -179,7 +184,7 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
         const std::vector<ProximityContact>& part = m_proximityThreads[t].value.contacts;
         contacts.insert(contacts.end(), part.begin(), part.end());
     }
-    std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), proximityBefore);
+    std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), ProximityOrder{});
 }
 
 void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* queries, const ProximityOptions& options,
@@ -219,7 +224,7 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
                 candidateProximity(a, leafTriangle(views.a.nodes[candidate.leaf]), b,
                                    leafTriangle(views.b.nodes[candidate.node]), self, options.distance, emit);
             }
-            std::sort(out.contacts.begin() + static_cast<std::ptrdiff_t>(first), out.contacts.end(), proximityBefore);
+            std::sort(out.contacts.begin() + static_cast<std::ptrdiff_t>(first), out.contacts.end(), ProximityOrder{});
             out.ends.push_back(out.contacts.size());
             out.queries.push_back(static_cast<std::uint32_t>(position));
         }

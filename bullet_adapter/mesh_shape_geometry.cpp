@@ -272,6 +272,12 @@ bool isMeshShape(const btCollisionShape* shape) {
     }
 }
 
+bool isSphereShape(const btCollisionShape* shape) {
+    return shape != nullptr && shape->getShapeType() == SPHERE_SHAPE_PROXYTYPE;
+}
+
+bool isConcaveMeshShape(const btCollisionShape* shape) { return isMeshShape(shape) && shape->isConcave(); }
+
 MeshShapeGeometry meshGeometryOf(const btCollisionShape* shape) {
     if (!isMeshShape(shape)) throw std::invalid_argument("bulletgpu: the shape is not one the mesh algorithm reads");
     MeshShapeGeometry g;

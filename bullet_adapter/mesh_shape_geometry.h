@@ -45,6 +45,12 @@ struct MeshShapeGeometry {
 /// Whether meshGeometryOf reads `shape` (by its type and, for GImpact, its kind).
 bool isMeshShape(const btCollisionShape* shape);
 
+/// Whether `shape` is a btSphereShape (taken against concave meshes as a point with a radius).
+bool isSphereShape(const btCollisionShape* shape);
+
+/// Whether `shape` is a mesh isMeshShape reads that is not convex (GImpact or static meshes).
+bool isConcaveMeshShape(const btCollisionShape* shape);
+
 /// The mesh of `shape`. Throws std::invalid_argument for a shape isMeshShape rejects, an index
 /// out of range or a non-finite vertex.
 MeshShapeGeometry meshGeometryOf(const btCollisionShape* shape);

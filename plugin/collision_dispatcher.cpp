@@ -22,17 +22,23 @@ public:
                                                    const btCollisionObjectWrapper* body1) override {
         const btCollisionShape* shape0 = body0->getCollisionShape();
         const btCollisionShape* shape1 = body1->getCollisionShape();
-        if (isMeshShape(shape0) && isMeshShape(shape1)) {
+        const bool sphere0 = isSphereShape(shape0), sphere1 = isSphereShape(shape1);
+        const bool meshes = isMeshShape(shape0) && isMeshShape(shape1);
+        const bool sphereOnMesh = (sphere0 && isConcaveMeshShape(shape1)) || (sphere1 && isConcaveMeshShape(shape0));
+        if (meshes || sphereOnMesh) {
             MeshInstances& instances = m_owner.m_batch->instances();
             try {
-                const std::uint32_t mesh0 = instances.acquire(
-                    MeshInstanceKey{body0->getCollisionObject(), shape0, body0->m_partId, body0->m_index});
+                const std::uint32_t mesh0 = sphere0
+                                                ? cNoMesh
+                                                : instances.acquire(MeshInstanceKey{body0->getCollisionObject(), shape0,
+                                                                                    body0->m_partId, body0->m_index});
                 std::uint32_t mesh1;
                 try {
-                    mesh1 = instances.acquire(
-                        MeshInstanceKey{body1->getCollisionObject(), shape1, body1->m_partId, body1->m_index});
+                    mesh1 = sphere1 ? cNoMesh
+                                    : instances.acquire(MeshInstanceKey{body1->getCollisionObject(), shape1,
+                                                                        body1->m_partId, body1->m_index});
                 } catch (...) {
-                    instances.release(mesh0);
+                    if (mesh0 != cNoMesh) instances.release(mesh0);
                     throw;
                 }
                 void* memory = ci.m_dispatcher1->allocateCollisionAlgorithm(sizeof(MeshCollisionAlgorithm));
@@ -64,7 +70,8 @@ bool meshPairTypes(int type0, int type1) {
         return t == BOX_SHAPE_PROXYTYPE || t == CONVEX_HULL_SHAPE_PROXYTYPE || t == CONVEX_TRIANGLEMESH_SHAPE_PROXYTYPE;
     };
     const auto oneWay = [&](int a, int b) {
-        return (isGimpact(a) && (isGimpact(b) || isStatic(b) || isPolyhedron(b))) || (isPolyhedron(a) && isStatic(b));
+        return (isGimpact(a) && (isGimpact(b) || isStatic(b) || isPolyhedron(b))) || (isPolyhedron(a) && isStatic(b)) ||
+               (a == SPHERE_SHAPE_PROXYTYPE && (isGimpact(b) || isStatic(b)));
     };
     return oneWay(type0, type1) || oneWay(type1, type0);
 }

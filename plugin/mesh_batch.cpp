@@ -11,6 +11,7 @@
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/CollisionDispatch/btManifoldResult.h>
 #include <BulletCollision/CollisionShapes/btCollisionShape.h>
+#include <BulletCollision/CollisionShapes/btSphereShape.h>
 #include <BulletCollision/NarrowPhaseCollision/btPersistentManifold.h>
 
 #include <algorithm>
@@ -115,7 +116,9 @@ void MeshBatch::submit(MeshCollisionAlgorithm& algorithm, const btCollisionObjec
 }
 
 void MeshBatch::cancel(const MeshCollisionAlgorithm& algorithm) {
-    m_set.forgetFronts(algorithm.meshOfBody0(), algorithm.meshOfBody1());
+    if (algorithm.meshOfBody0() != cNoMesh && algorithm.meshOfBody1() != cNoMesh) {
+        m_set.forgetFronts(algorithm.meshOfBody0(), algorithm.meshOfBody1());
+    }
     if (!m_open) return;
     for (MeshRequest& request : m_requests) {
         if (request.algorithm == &algorithm) request.algorithm = nullptr;
@@ -133,6 +136,10 @@ void MeshBatch::run() {
     for (std::uint32_t r = 0; r < m_requests.size(); ++r) {
         MeshRequest& request = m_requests[r];
         if (request.algorithm == nullptr) continue;
+        if (request.mesh[0] == cNoMesh || request.mesh[1] == cNoMesh) {
+            runSphere(request);
+            continue;
+        }
         m_instances.followDeformation(request.mesh[0], m_pass);
         m_instances.followDeformation(request.mesh[1], m_pass);
         if (!m_instances.place(request.mesh[0], request.transform[0]) ||
@@ -162,7 +169,7 @@ void MeshBatch::run() {
         return a.meshA != b.meshA ? a.meshA < b.meshA : a.meshB < b.meshB;
     });
     for (std::uint32_t r : m_order) m_queries.push_back(queryOf(r));
-    m_stats.pairs = static_cast<std::uint32_t>(m_queries.size());
+    m_stats.pairs += static_cast<std::uint32_t>(m_queries.size());
     ProximityOptions options;
     options.distance = distance;
     m_set.findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), options, m_contacts);
@@ -187,34 +194,91 @@ void MeshBatch::run() {
             }
         }
         m_stats.solverContacts += m_solver.size();
-        // The manifold's points on this request's B, so that resting contacts are kept.
-        const btPersistentManifold& manifold = *request.manifold;
-        const bool sameOrder = manifold.getBody0() == request.object[0];
-        Vec3d held[MANIFOLD_CACHE_SIZE];
-        const auto heldCount = static_cast<std::uint32_t>(manifold.getNumContacts());
-        for (std::uint32_t i = 0; i < heldCount; ++i) {
-            const btManifoldPoint& point = manifold.getContactPoint(static_cast<int>(i));
-            const btVector3& onB = sameOrder ? point.getPositionWorldOnB() : point.getPositionWorldOnA();
-            held[i] = Vec3d{{onB.x(), onB.y(), onB.z()}};
-        }
-        std::uint32_t chosen[cMaxReducedContacts];
-        const std::uint32_t kept = reduceContactsHolding(m_solver.data(), static_cast<std::uint32_t>(m_solver.size()),
-                                                         cMaxReducedContacts, held, heldCount, threshold, chosen);
-        ProximityContact reduced[cMaxReducedContacts];
-        for (std::uint32_t i = 0; i < kept; ++i) reduced[i] = m_solver[chosen[i]];
-        write(request, reduced, kept);
-        m_stats.points += kept;
+        reduceAndWrite(request, threshold);
     }
     m_requests.clear();
     m_stats.totalMs = millisecondsSince(start);
 }
 
 double MeshBatch::reachOf(const MeshRequest& request) const {
-    const double margins =
-        m_instances.geometry(request.mesh[0]).margin + m_instances.geometry(request.mesh[1]).margin;
+    const double margins = m_instances.geometry(request.mesh[0]).margin + m_instances.geometry(request.mesh[1]).margin;
     const bool gimpact = request.shape[0]->getShapeType() == GIMPACT_SHAPE_PROXYTYPE ||
                          request.shape[1]->getShapeType() == GIMPACT_SHAPE_PROXYTYPE;
     return margins + (gimpact ? 0.0 : double(request.manifold->getContactBreakingThreshold()));
+}
+
+void MeshBatch::reduceAndWrite(const MeshRequest& request, double threshold) {
+    // The manifold's points on this request's B, so that resting contacts are kept.
+    const btPersistentManifold& manifold = *request.manifold;
+    const bool sameOrder = manifold.getBody0() == request.object[0];
+    Vec3d held[MANIFOLD_CACHE_SIZE];
+    const auto heldCount = static_cast<std::uint32_t>(manifold.getNumContacts());
+    for (std::uint32_t i = 0; i < heldCount; ++i) {
+        const btManifoldPoint& point = manifold.getContactPoint(static_cast<int>(i));
+        const btVector3& onB = sameOrder ? point.getPositionWorldOnB() : point.getPositionWorldOnA();
+        held[i] = Vec3d{{onB.x(), onB.y(), onB.z()}};
+    }
+    std::uint32_t chosen[cMaxReducedContacts];
+    const std::uint32_t kept = reduceContactsHolding(m_solver.data(), static_cast<std::uint32_t>(m_solver.size()),
+                                                     cMaxReducedContacts, held, heldCount, threshold, chosen);
+    ProximityContact reduced[cMaxReducedContacts];
+    for (std::uint32_t i = 0; i < kept; ++i) reduced[i] = m_solver[chosen[i]];
+    write(request, reduced, kept);
+    m_stats.points += kept;
+}
+
+void MeshBatch::runSphere(const MeshRequest& request) {
+    const int sphereSide = request.mesh[0] == cNoMesh ? 0 : 1, meshSide = 1 - sphereSide;
+    const std::uint32_t mesh = request.mesh[meshSide];
+    m_instances.followDeformation(mesh, m_pass);
+    const btVector3& centre = request.transform[sphereSide].getOrigin();
+    const double radius = static_cast<const btSphereShape*>(request.shape[sphereSide])->getRadius();
+    const double meshMargin = m_instances.geometry(mesh).margin;
+    const double threshold = request.manifold->getContactBreakingThreshold();
+    const double reach = radius + meshMargin + threshold;
+    if (!m_instances.place(mesh, request.transform[meshSide]) || !std::isfinite(reach) ||
+        !std::isfinite(double(centre.x()) + centre.y() + centre.z())) {
+        ++m_stats.skippedPairs;
+        return;
+    }
+    ++m_stats.pairs;
+    const float point[3] = {static_cast<float>(centre.x()), static_cast<float>(centre.y()),
+                            static_cast<float>(centre.z())};
+    m_set.findPointContacts(point, 1, mesh, reach, m_points);
+    m_stats.featureContacts += m_points.size();
+    m_solver.clear();
+    for (const PointContact& p : m_points) {
+        // Along the closest point (a sphere meets a mesh where its centre is nearest), or the
+        // triangle's normal when the centre lies on it.
+        const btVector3 onMesh(p.onMesh[0], p.onMesh[1], p.onMesh[2]);
+        btVector3 out(point[0] - p.onMesh[0], point[1] - p.onMesh[1], point[2] - p.onMesh[2]);
+        const double gap = out.length();
+        out = gap > 0 ? out / btScalar(gap) : btVector3(p.normal[0], p.normal[1], p.normal[2]);
+        const double depth = gap - radius - meshMargin;
+        if (depth > threshold) continue;
+        const btVector3 surfaceOfMesh = onMesh + out * btScalar(meshMargin);
+        const btVector3 surfaceOfSphere = surfaceOfMesh + out * btScalar(depth);
+        // In the request's order: B's point, the normal from B to A.
+        const bool sphereIsA = sphereSide == 0;
+        const btVector3 normal = sphereIsA ? out : -out;
+        const btVector3& onA = sphereIsA ? surfaceOfSphere : surfaceOfMesh;
+        const btVector3& onB = sphereIsA ? surfaceOfMesh : surfaceOfSphere;
+        ProximityContact c{};
+        c.meshA = request.mesh[0];
+        c.meshB = request.mesh[1];
+        c.kind = static_cast<std::uint32_t>(sphereIsA ? ProximityKind::VertexFace : ProximityKind::FaceVertex);
+        c.featureA = sphereIsA ? 0 : p.triangle;
+        c.featureB = sphereIsA ? p.triangle : 0;
+        for (int k = 0; k < 3; ++k) {
+            c.pointA[k] = static_cast<float>(onA[k]);
+            c.pointB[k] = static_cast<float>(onB[k]);
+            c.normal[k] = static_cast<float>(normal[k]);
+        }
+        c.distance = static_cast<float>(depth);
+        m_solver.push_back(c);
+    }
+    m_stats.solverContacts += m_solver.size();
+    reduceAndWrite(request, threshold);
 }
 
 void MeshBatch::write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count) {
@@ -224,18 +288,18 @@ void MeshBatch::write(const MeshRequest& request, const ProximityContact* contac
                                          request.partId[1], request.index[1]);
     btManifoldResult result(&body0, &body1);
     result.setPersistentManifold(request.manifold);
-    const MeshShapeGeometry& a = m_instances.geometry(request.mesh[0]);
-    const MeshShapeGeometry& b = m_instances.geometry(request.mesh[1]);
+    const MeshShapeGeometry* a = request.mesh[0] != cNoMesh ? &m_instances.geometry(request.mesh[0]) : nullptr;
+    const MeshShapeGeometry* b = request.mesh[1] != cNoMesh ? &m_instances.geometry(request.mesh[1]) : nullptr;
     for (std::uint32_t i = 0; i < count; ++i) {
         const ProximityContact& c = contacts[i];
         const auto kind = static_cast<ProximityKind>(c.kind);
-        if (!a.convex) {
-            const std::uint32_t t = triangleOf(a, kind, true, c.featureA);
-            result.setShapeIdentifiersA(a.parts[t], a.partTriangles[t]);
+        if (a != nullptr && !a->convex) {
+            const std::uint32_t t = triangleOf(*a, kind, true, c.featureA);
+            result.setShapeIdentifiersA(a->parts[t], a->partTriangles[t]);
         }
-        if (!b.convex) {
-            const std::uint32_t t = triangleOf(b, kind, false, c.featureB);
-            result.setShapeIdentifiersB(b.parts[t], b.partTriangles[t]);
+        if (b != nullptr && !b->convex) {
+            const std::uint32_t t = triangleOf(*b, kind, false, c.featureB);
+            result.setShapeIdentifiersB(b->parts[t], b->partTriangles[t]);
         }
         result.addContactPoint(btVector3(c.normal[0], c.normal[1], c.normal[2]),
                                btVector3(c.pointB[0], c.pointB[1], c.pointB[2]), c.distance);

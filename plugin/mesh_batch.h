@@ -69,6 +69,12 @@ private:
     /// breaking threshold unless a side is a GImpact shape (Bullet's GImpact algorithm looks
     /// within the margins only; its convex-concave algorithm adds the threshold).
     double reachOf(const MeshRequest& request) const;
+    /// Runs a sphere's request at once: its centre against the mesh (the points-against-mesh
+    /// query) within the radius, the mesh's margin and the breaking threshold.
+    void runSphere(const MeshRequest& request);
+    /// Reduces m_solver (a request's solver contacts) to at most 4, holding the manifold's
+    /// points, and writes them.
+    void reduceAndWrite(const MeshRequest& request, double threshold);
     /// Writes a request's reduced contacts into its manifold.
     void write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count);
 
@@ -84,6 +90,7 @@ private:
     std::vector<MeshPairQuery> m_queries;
     std::vector<ProximityContact> m_contacts; ///< The engine's feature contacts.
     std::vector<ProximityContact> m_solver;   ///< One pair's solver contacts.
+    std::vector<PointContact> m_points;       ///< A sphere's contacts with its mesh.
     MeshBatchStats m_stats;
 };
 

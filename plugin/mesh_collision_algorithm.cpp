@@ -23,8 +23,9 @@ MeshCollisionAlgorithm::MeshCollisionAlgorithm(const btCollisionAlgorithmConstru
 
 MeshCollisionAlgorithm::~MeshCollisionAlgorithm() {
     m_batch->cancel(*this);
-    m_batch->instances().release(m_mesh[0]);
-    m_batch->instances().release(m_mesh[1]);
+    for (const std::uint32_t mesh : m_mesh) {
+        if (mesh != cNoMesh) m_batch->instances().release(mesh);
+    }
     if (m_ownsManifold) m_dispatcher->releaseManifold(m_manifold);
 }
 

@@ -37,8 +37,9 @@ struct MeshBatchStats {
 /// Pairs it takes (both orders): btGImpactMeshShape (or a part) against GImpact meshes, static
 /// triangle meshes (btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape, btTriangleMeshShape)
 /// and convex polyhedra (btBoxShape, btConvexHullShape, btConvexTriangleMeshShape); convex
-/// polyhedra against static triangle meshes. A compound's children of those types go the same
-/// way. Every other pair keeps the algorithm Bullet's configuration gives it; so does a pair whose
+/// polyhedra against static triangle meshes; spheres (btSphereShape) against GImpact and static
+/// meshes, as their centre against the mesh (the points-against-mesh query) within the radius.
+/// A compound's children of those types go the same way. Every other pair keeps the algorithm Bullet's configuration gives it; so does a pair whose
 /// mesh cannot be read (it is logged). Algorithms registered later for the pairs it takes (for
 /// example btGImpactCollisionAlgorithm::registerAlgorithm) become the fallback for GImpact
 /// compounds, and the mesh algorithm is put back at the next dispatch.

@@ -14,6 +14,9 @@ namespace detail {
 class MeshBatch;
 } // namespace detail
 
+/// The engine mesh of a sphere's side: none (a sphere is its centre and radius).
+constexpr std::uint32_t cNoMesh = 0xffffffffu;
+
 /// The collision algorithm bulletgpu::CollisionDispatcher creates for a pair of mesh shapes (see
 /// CollisionDispatcher.h for which). processCollision only hands the pair to the dispatcher's
 /// batch; the batch runs the engine's contact query once for every such pair of the step and
@@ -48,9 +51,9 @@ public:
     btPersistentManifold* manifold() const { return m_manifold; }
     /// Whether it made (and releases) its manifold.
     bool ownsManifold() const { return m_ownsManifold; }
-    /// The engine mesh of the object it was made with as body0.
+    /// The engine mesh of the object it was made with as body0 (cNoMesh for a sphere).
     std::uint32_t meshOfBody0() const { return m_mesh[0]; }
-    /// The engine mesh of the object it was made with as body1.
+    /// The engine mesh of the object it was made with as body1 (cNoMesh for a sphere).
     std::uint32_t meshOfBody1() const { return m_mesh[1]; }
     /// The collision object it was made with as body0.
     const btCollisionObject* body0() const { return m_body0; }

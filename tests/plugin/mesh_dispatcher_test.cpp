@@ -74,17 +74,28 @@ std::unique_ptr<MeshArrays> boxArrays(const btVector3& h) {
     return m;
 }
 
-/// The manifolds of a world's dispatcher that hold `body`.
+/// A collision world (no dynamics, dbvt broad phase) whose mesh pairs run on a CollisionDispatcher.
+struct DispatchWorld {
+    /// An empty world with `config`.
+    explicit DispatchWorld(const NarrowConfig& config = MeshWorld::quietConfig())
+        : dispatcher(&configuration, config), world(&dispatcher, &broadphase, &configuration) {}
+    btDefaultCollisionConfiguration configuration; ///< Bullet's default algorithms.
+    CollisionDispatcher dispatcher;                ///< Ours.
+    btDbvtBroadphase broadphase;                   ///< Bullet's.
+    btCollisionWorld world;                        ///< Over the three.
+};
+
+/// The manifolds of a world's dispatcher that hold `body` (every manifold when it is null).
 std::vector<btPersistentManifold*> manifoldsOf(btDispatcher& dispatcher, const btCollisionObject* body) {
     std::vector<btPersistentManifold*> out;
     for (int i = 0; i < dispatcher.getNumManifolds(); ++i) {
         btPersistentManifold* m = dispatcher.getManifoldByIndexInternal(i);
-        if (m->getBody0() == body || m->getBody1() == body) out.push_back(m);
+        if (body == nullptr || m->getBody0() == body || m->getBody1() == body) out.push_back(m);
     }
     return out;
 }
 
-/// The deepest (smallest) distance among the manifold points of `body`.
+/// The deepest (smallest) distance among the manifold points of `body` (of all, when null).
 double deepestPoint(btDispatcher& dispatcher, const btCollisionObject* body) {
     double deepest = std::numeric_limits<double>::infinity();
     for (btPersistentManifold* m : manifoldsOf(dispatcher, body)) {
@@ -176,10 +187,9 @@ TEST_CASE("Mesh contacts on frozen configurations match a brute-force oracle", "
     for (const bool asHull : {false, true}) {
         for (const Pose& pose : poses) {
             DYNAMIC_SECTION((asHull ? "hull " : "box ") << pose.name) {
-                btDefaultCollisionConfiguration configuration;
-                CollisionDispatcher dispatcher(&configuration, MeshWorld::quietConfig());
-                btDbvtBroadphase broadphase;
-                btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+                DispatchWorld scene;
+                CollisionDispatcher& dispatcher = scene.dispatcher;
+                btCollisionWorld& world = scene.world;
                 auto groundArrays = groundGrid(6, 1);
                 btBvhTriangleMeshShape groundShape(groundArrays->array.get(), true);
                 btCollisionObject ground;
@@ -378,10 +388,9 @@ TEST_CASE("A non-finite transform skips its pair with one log line", "[mesh_disp
     std::vector<std::string> lines;
     NarrowConfig config = MeshWorld::quietConfig();
     config.logSink = [&](const char* line) { lines.emplace_back(line); };
-    btDefaultCollisionConfiguration configuration;
-    CollisionDispatcher dispatcher(&configuration, config);
-    btDbvtBroadphase broadphase;
-    btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+    DispatchWorld scene(config);
+    CollisionDispatcher& dispatcher = scene.dispatcher;
+    btCollisionWorld& world = scene.world;
     auto groundArrays = groundGrid(4, 1);
     btBvhTriangleMeshShape groundShape(groundArrays->array.get(), true);
     btCollisionObject ground, body;
@@ -411,10 +420,9 @@ TEST_CASE("A deforming GImpact mesh is read again after updateBound", "[mesh_dis
     // A GImpact box 0.7 over a floor box is stretched down by moving its vertices, then
     // postUpdate and updateBound, as Bullet asks: the engine reads the new mesh and the contact
     // with the floor appears at the depth of the stretch.
-    btDefaultCollisionConfiguration configuration;
-    CollisionDispatcher dispatcher(&configuration, MeshWorld::quietConfig());
-    btDbvtBroadphase broadphase;
-    btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+    DispatchWorld scene;
+    CollisionDispatcher& dispatcher = scene.dispatcher;
+    btCollisionWorld& world = scene.world;
     auto arrays = boxArrays(btVector3(0.5, 0.5, 0.5));
     btGImpactMeshShape shape(arrays->array.get());
     shape.setMargin(0);
@@ -429,14 +437,7 @@ TEST_CASE("A deforming GImpact mesh is read again after updateBound", "[mesh_dis
     world.addCollisionObject(&floor);
     // The gap is 0.7: the broad phase may pair them (AABB margins), but there is no contact.
     world.performDiscreteCollisionDetection();
-    const auto deepest = [&] {
-        double d = std::numeric_limits<double>::infinity();
-        for (int i = 0; i < dispatcher.getNumManifolds(); ++i) {
-            const btPersistentManifold* m = dispatcher.getManifoldByIndexInternal(i);
-            for (int p = 0; p < m->getNumContacts(); ++p) d = std::min(d, double(m->getContactPoint(p).getDistance()));
-        }
-        return d;
-    };
+    const auto deepest = [&] { return deepestPoint(dispatcher, nullptr); };
     CHECK(deepest() == std::numeric_limits<double>::infinity());
     // Stretch the bottom face down by 0.75: it now dips 0.05 into the floor.
     for (std::size_t v = 0; v < arrays->vertices.size(); v += 3) {
@@ -599,10 +600,8 @@ bool recordContact(btManifoldPoint&, const btCollisionObjectWrapper* wrap0, int 
 TEST_CASE("gContactAddedCallback sees the mesh triangle under each point", "[mesh_dispatcher]") {
     // A box over the 4x4 grid at (0.3, 0.1), cells of 1: the triangles under it are those of the
     // four cells around the origin (two per cell, index = 2 * (4 i + j) + k in part 0).
-    btDefaultCollisionConfiguration configuration;
-    CollisionDispatcher dispatcher(&configuration, MeshWorld::quietConfig());
-    btDbvtBroadphase broadphase;
-    btCollisionWorld world(&dispatcher, &broadphase, &configuration);
+    DispatchWorld scene;
+    btCollisionWorld& world = scene.world;
     auto arrays = groundGrid(4, 1);
     btBvhTriangleMeshShape groundShape(arrays->array.get(), true);
     btBoxShape box(btVector3(0.4f, 0.4f, 0.4f));

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks and times every CUDA path on a machine with a GPU, in one go:
 #   1. the CUDA test executable (pair finder, K slabs on streams, sphere chains GPU2 and GPU2v2);
-#   2. the plugin and world tests with BULLETGPU_BACKEND=cuda, so every Auto broadphase runs on the GPU;
+#   2. the plugin's CUDA cases (mesh manifolds, soft bodies, the narrow backend choice) and the
+#      plugin and world tests with BULLETGPU_BACKEND=cuda, so every Auto backend runs on the GPU;
 #   3. the four benchmarks that have GPU columns, as JSON (the narrow phase's on the ccd-frames
 #      meshes, among them Cloth Ball with fronts, the H100 target of 0.8 ms per frame);
 #   4. compute-sanitizer memcheck and racecheck over the CUDA tests.
@@ -42,6 +43,9 @@ if [[ $steps == *,tests,* ]]; then
   step "cuda_test" 180 "$tests" "$(find_exe cuda_test)" --durations yes
   step "broadphase_test on cuda" 150 "$tests" env BULLETGPU_BACKEND=cuda "$(find_exe broadphase_test)"
   step "world_test on cuda" 150 "$tests" env BULLETGPU_BACKEND=cuda "$(find_exe world_test)"
+  step "mesh_dispatcher_test on cuda" 120 "$tests" env BULLETGPU_BACKEND=cuda "$(find_exe mesh_dispatcher_test)"
+  step "soft_self_collision_test [cuda]" 60 "$tests" "$(find_exe soft_self_collision_test)" "[cuda]"
+  step "narrow_test backend choice" 30 "$tests" "$(find_exe narrow_test)" "The narrow phase picks its backend*"
   grep -E "^(All tests passed|test cases:)|FAILED|REQUIRE|CHECK\(" "$tests" | head -40 >>"$summary"
 fi
 
@@ -59,8 +63,12 @@ if [[ $steps == *,sanitize,* ]]; then
   sanitizer="$out/sanitizer.log"
   step "memcheck cuda_test" 240 "$sanitizer" compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
     "$(find_exe cuda_test)" "~[large]"
+  # racecheck is slow on the narrow engine (the 100-frame cloth alone outlasted 120 s on an H100):
+  # the broad phase and chains whole, the narrow engine on its smaller scenes.
   step "racecheck cuda_test" 150 "$sanitizer" compute-sanitizer --tool racecheck --error-exitcode 9 \
-    "$(find_exe cuda_test)" "~[large]"
+    "$(find_exe cuda_test)" "~[large]~[narrow]"
+  step "racecheck narrow (small scenes)" 150 "$sanitizer" compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$(find_exe cuda_test)" "CUDA narrow phase equals the CPU on a batch*,CUDA narrow phase equals the CPU on triangle soup*"
   grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$sanitizer" >>"$summary"
 fi
 cat "$summary"

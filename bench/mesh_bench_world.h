@@ -17,9 +17,20 @@ namespace bulletgpu::bench {
 
 /// Which dispatcher a MeshBenchWorld runs.
 enum class MeshNarrow {
-    Bullet,   ///< btCollisionDispatcher with btGImpactCollisionAlgorithm registered.
-    BulletGpu ///< bulletgpu::CollisionDispatcher (CPU backend), GImpact registered too as an app would.
+    Bullet,       ///< btCollisionDispatcher with btGImpactCollisionAlgorithm registered.
+    BulletGpu,    ///< bulletgpu::CollisionDispatcher (CPU backend), GImpact registered too as an app would.
+    BulletGpuCuda ///< bulletgpu::CollisionDispatcher on the CUDA backend (device 0), likewise.
 };
+
+/// The name of a narrow phase in the benchmark's rows.
+inline const char* narrowName(MeshNarrow narrow) {
+    switch (narrow) {
+    case MeshNarrow::Bullet: return "bullet";
+    case MeshNarrow::BulletGpu: return "bulletgpu";
+    case MeshNarrow::BulletGpuCuda: return "cuda";
+    }
+    return "?";
+}
 
 /// A dispatcher that times its dispatchAllCollisionPairs: the narrow phase's own time.
 template <typename Base>
@@ -68,10 +79,11 @@ class MeshBenchWorld {
 public:
     /// An empty world; `threads` are the CPU backend's OpenMP threads.
     MeshBenchWorld(MeshNarrow narrow, int threads) {
-        if (narrow == MeshNarrow::BulletGpu) {
+        if (narrow != MeshNarrow::Bullet) {
             NarrowConfig config;
-            config.backend = Backend::Cpu;
+            config.backend = narrow == MeshNarrow::BulletGpuCuda ? Backend::Cuda : Backend::Cpu;
             config.threads = threads;
+            config.cudaDevice = 0;
             config.logBackendChoice = false;
             auto ours = std::make_unique<TimedDispatcher<CollisionDispatcher>>(&m_configuration, config);
             m_ours = ours.get();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Zlib
 // bulletgpu-bench-mesh (issue 27): whole dynamics steps of mesh scenes with Bullet's narrow phase
-// and with bulletgpu::CollisionDispatcher (CPU backend), same dbvt broad phase, same solver, in
-// one process, one after the other from the same start:
+// and with bulletgpu::CollisionDispatcher (CPU backend, and CUDA backend when a device is usable),
+// same dbvt broad phase, same solver, in one process, one after the other from the same start:
 //  - gimpact-pile-256: 256 GImpact meshes of 1,000 to 5,000 triangles on a static BVH ground,
 //    Bullet's side btCollisionDispatcher + btGImpactCollisionAlgorithm::registerAlgorithm;
 //  - benchmark-6: BenchmarkDemo 6, 1,000 convex hulls on a landscape, Bullet's side its default
@@ -13,12 +13,13 @@
 //
 // Usage: bulletgpu-bench-mesh [steps] [json file] [scenes, comma-separated] [threads] [sides]
 //        (defaults: each scene's steps (pile 150, benchmark-6 300, as 0), mesh_dispatcher_bench.json,
-//        all, 2, both; sides: bullet, bulletgpu or both)
+//        all, 2, both; sides: bullet, bulletgpu, cuda or both)
 #include "bench/benchmark_demo6_scene.h"
 #include "bench/machine_info.h"
 #include "bench/mesh_pile_scene.h"
 #include "bench/sample_statistics.h"
 #include "bench/scene_filter.h"
+#include "kernels/common/cuda_device.h"
 
 #include <nlohmann/json.hpp>
 
@@ -119,7 +120,7 @@ json runScene(const Scene& scene, MeshNarrow narrow, int steps, int threads) {
         }
     }
     json row = {{"scene", scene.name},
-                {"narrow", narrow == MeshNarrow::Bullet ? "bullet" : "bulletgpu"},
+                {"narrow", bulletgpu::bench::narrowName(narrow)},
                 {"steps", steps},
                 {"buildMs", buildMs},
                 {"stepMs", summary(stepMs)},
@@ -165,7 +166,8 @@ int main(int argc, char** argv) {
         std::puts("usage: bulletgpu-bench-mesh [steps] [json file] [scenes] [threads] [sides]\n"
                   "  steps: 0 (default) for each scene's own (gimpact-pile-256 150, benchmark-6 300);\n"
                   "  scenes: comma-separated from gimpact-pile-256, benchmark-6 (default all); threads: ours (2);\n"
-                  "  sides: bullet, bulletgpu or both (default)");
+                  "  sides: bullet, bulletgpu, cuda or both (default: Bullet's and ours on the CPU, and ours on\n"
+                  "  CUDA when a device is usable)");
         return 0;
     }
     const int steps = argc > 1 ? std::max(0, std::atoi(argv[1])) : 0;
@@ -189,7 +191,9 @@ int main(int argc, char** argv) {
                 std::thread::hardware_concurrency(), bulletgpu::loadAverages().c_str(),
                 bulletgpu::compilerName().c_str(), btGetVersion(),
                 report["machine"]["date"].get<std::string>().c_str());
-    std::printf("steps of 1/60 s; ours: CPU backend, %d threads\n", threads);
+    const bulletgpu::CudaDeviceProbe probe = bulletgpu::probeCudaDevice(0);
+    std::printf("steps of 1/60 s; ours: CPU backend, %d threads; CUDA: %s\n", threads,
+                probe.usable ? probe.name.c_str() : probe.reason.c_str());
     std::printf("%-17s %-9s %5s %7s %7s %7s %8s %8s %7s %8s %7s %7s %11s | %6s %6s %4s %9s %5s %6s %7s\n", "scene",
                 "narrow", "steps", "step", "min", "max", "steps s", "cpu s", "narrow", "narrow s", "batch s", "query s",
                 "tri tests", "meanY", "maxY", "fell", "rest", "mfds", "points", "deepest");
@@ -203,23 +207,27 @@ int main(int argc, char** argv) {
          [](btScalar x, btScalar z) { return bulletgpu::bench::landscapeHeight(x, z) - 25; }}};
     for (const Scene& scene : scenes) {
         if (!filter.chosen(scene.name)) continue;
-        json pair[2];
-        for (const MeshNarrow narrow : {MeshNarrow::Bullet, MeshNarrow::BulletGpu}) {
-            const char* side = narrow == MeshNarrow::Bullet ? "bullet" : "bulletgpu";
-            if (sides != "both" && sides != side) continue;
+        json rows[3];
+        for (const MeshNarrow narrow : {MeshNarrow::Bullet, MeshNarrow::BulletGpu, MeshNarrow::BulletGpuCuda}) {
+            const char* side = bulletgpu::bench::narrowName(narrow);
+            const bool cuda = narrow == MeshNarrow::BulletGpuCuda;
+            if (sides == "both" ? cuda && !probe.usable : sides != side) continue;
             json row = runScene(scene, narrow, steps > 0 ? steps : scene.steps, threads);
             printRow(row);
             report["rows"].push_back(row);
-            pair[narrow == MeshNarrow::Bullet ? 0 : 1] = row;
+            rows[static_cast<int>(narrow)] = row;
         }
         if (sides != "both") continue;
-        const auto ratio = [&](const char* what, const char* stat) {
-            return pair[0][what][stat].get<double>() / pair[1][what][stat].get<double>();
-        };
-        std::printf("%-17s Bullet/ours: whole steps %.2fx (sum), %.2fx (median), %.2fx (CPU time); narrow phase "
-                    "%.2fx (sum), %.2fx (median)\n",
-                    scene.name, ratio("stepMs", "sum"), ratio("stepMs", "median"), ratio("stepCpuMs", "sum"),
-                    ratio("dispatchMs", "sum"), ratio("dispatchMs", "median"));
+        for (int ours = 1; ours < 3; ++ours) {
+            if (rows[ours].is_null()) continue;
+            const auto ratio = [&](const char* what, const char* stat) {
+                return rows[0][what][stat].get<double>() / rows[ours][what][stat].get<double>();
+            };
+            std::printf("%-17s Bullet/ours (%s): whole steps %.2fx (sum), %.2fx (median), %.2fx (CPU time); narrow "
+                        "phase %.2fx (sum), %.2fx (median)\n",
+                        scene.name, ours == 1 ? "CPU" : "CUDA", ratio("stepMs", "sum"), ratio("stepMs", "median"),
+                        ratio("stepCpuMs", "sum"), ratio("dispatchMs", "sum"), ratio("dispatchMs", "median"));
+        }
     }
     report["machine"]["loadAverageAtEnd"] = bulletgpu::loadAverages();
     std::ofstream(jsonPath) << report.dump(2) << "\n";

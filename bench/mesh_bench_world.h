@@ -25,9 +25,12 @@ enum class MeshNarrow {
 /// The name of a narrow phase in the benchmark's rows.
 inline const char* narrowName(MeshNarrow narrow) {
     switch (narrow) {
-    case MeshNarrow::Bullet: return "bullet";
-    case MeshNarrow::BulletGpu: return "bulletgpu";
-    case MeshNarrow::BulletGpuCuda: return "cuda";
+        case MeshNarrow::Bullet:
+            return "bullet";
+        case MeshNarrow::BulletGpu:
+            return "bulletgpu";
+        case MeshNarrow::BulletGpuCuda:
+            return "cuda";
     }
     return "?";
 }

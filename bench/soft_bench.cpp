@@ -17,10 +17,10 @@
 // at the end, and the load averages. The deformable world stops after 60 s of steps.
 //
 // Usage: bulletgpu-bench-soft [threads] [steps below 300x300] [steps 300x300 and up] [scenes, comma-separated:
-//        cloth100, cloth300, curtain (the tests' 30x30 curtain, 1,000 steps), ropes; or one world of a cloth: classic100, ours100, deformable100,
-//        noskip100 (ours with SoftCollisionConfig::skipClearSteps off),
-//        classic300, ours300, deformable300 (not in cloth300: its first step alone takes about a minute)]
-//        [cloth sizes, comma-separated; 100,300 unless given (the scene names follow them)]
+//        cloth100, cloth300, curtain (the tests' 30x30 curtain, 1,000 steps), ropes; or one world of a cloth:
+//        classic100, ours100, deformable100, noskip100 (ours with SoftCollisionConfig::skipClearSteps off), classic300,
+//        ours300, deformable300 (not in cloth300: its first step alone takes about a minute)] [cloth sizes,
+//        comma-separated; 100,300 unless given (the scene names follow them)]
 #include "bench/bullet_profile_zones.h"
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
@@ -77,7 +77,7 @@ struct Series {
     std::vector<double> step, collision, contact, ccd, projection, other;
     std::vector<double> contacts, impacts, queries;
     double frozen = 0, reverted = 0, skips = 0;
-    int stepsRun = 0; ///< Steps run (fewer than asked when the time budget ran out).
+    int stepsRun = 0;                    ///< Steps run (fewer than asked when the time budget ran out).
     std::vector<double> detectionByStep; ///< Contact search + CCD ms of every step.
     std::vector<double> stageByStep;     ///< Collision ms (with the response) of every step.
     std::vector<double> contactsByStep;  ///< Contacts of every step.
@@ -91,9 +91,15 @@ std::string cell(const std::vector<double>& v, const char* format = "%.2f") {
     return text;
 }
 
+/// ", CUDA" or ", CPU": the backend a solver runs on (Auto, or BULLETGPU_BACKEND), for the row names.
+std::string backendSuffix(const SoftBodySolver& solver) {
+    return solver.backend() == Backend::Cuda ? ", CUDA" : ", CPU";
+}
+
 void printRow(const char* scene, const char* world, int steps, const Series& s, std::size_t crossing,
               const std::string& loadBefore) {
-    std::printf("| %s | %s | %d of %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f | %zu | %s | %s |\n",
+    std::printf("| %s | %s | %d of %d | %.1f | %s | %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %.0f / %.0f | %zu | "
+                "%s | %s |\n",
                 scene, world, s.stepsRun, steps, s.firstMs, cell(s.step).c_str(), cell(s.collision).c_str(),
                 cell(s.contact).c_str(), cell(s.ccd).c_str(), cell(s.projection).c_str(), cell(s.other).c_str(),
                 cell(s.contacts, "%.0f").c_str(), cell(s.impacts, "%.0f").c_str(), cell(s.queries, "%.2f").c_str(),
@@ -166,7 +172,10 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
             out.queries.push_back(double(st.ccdQueries));
         });
         if (skip) oursSeries = s;
-        printRow(scene, skip ? "classic, bulletgpu::SoftBodySolver" : "classic, bulletgpu::SoftBodySolver, skipClearSteps off", steps, s, intersections(*cloth), load);
+        const std::string name = std::string(skip ? "classic, bulletgpu::SoftBodySolver"
+                                                  : "classic, bulletgpu::SoftBodySolver, skipClearSteps off") +
+                                 backendSuffix(solver);
+        printRow(scene, name.c_str(), steps, s, intersections(*cloth), load);
     }
     if (!deformable) {
         if (n < 300) return;
@@ -175,43 +184,47 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
                     scene, n);
         return;
     }
-    {   // Bullet's deformable world with its own self-collision.
+    { // Bullet's deformable world with its own self-collision.
         const std::string load = loadAverages();
         bench::BulletZoneTimer zones;
         bench::DeformableSoftWorld world(n);
         Series s;
-        stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
-            const double self = zones.milliseconds("Deformable Collision");
-            const double repulsion = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::applyRepulsionForce");
-            const double ccd = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::performGeometricCollisions");
-            zones.reset();
-            bool finite = true;
-            for (int k = 0; k < world.cloth().m_nodes.size() && finite; ++k)
-                for (int c = 0; c < 3; ++c) finite = finite && std::isfinite(world.cloth().m_nodes[k].m_x[c]);
-            out.detectionByStep.push_back(self + ccd);
-            out.stageByStep.push_back(self + repulsion + ccd);
-            out.contactsByStep.push_back(double(world.cloth().m_faceNodeContacts.size()));
-            out.finiteByStep.push_back(finite ? 1 : 0);
-            if (first) return;
-            out.collision.push_back(self + repulsion + ccd);
-            out.contact.push_back(self);
-            out.ccd.push_back(ccd);
-            out.projection.push_back(repulsion);
-            out.other.push_back(stepMs - self - repulsion - ccd);
-            out.contacts.push_back(double(world.cloth().m_faceNodeContacts.size()));
-            out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
-        }, cDeformableBudgetMs);
+        stepAll(
+            world.world(), steps, s,
+            [&](Series& out, double stepMs, bool first) {
+                const double self = zones.milliseconds("Deformable Collision");
+                const double repulsion = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::applyRepulsionForce");
+                const double ccd = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::performGeometricCollisions");
+                zones.reset();
+                bool finite = true;
+                for (int k = 0; k < world.cloth().m_nodes.size() && finite; ++k)
+                    for (int c = 0; c < 3; ++c) finite = finite && std::isfinite(world.cloth().m_nodes[k].m_x[c]);
+                out.detectionByStep.push_back(self + ccd);
+                out.stageByStep.push_back(self + repulsion + ccd);
+                out.contactsByStep.push_back(double(world.cloth().m_faceNodeContacts.size()));
+                out.finiteByStep.push_back(finite ? 1 : 0);
+                if (first) return;
+                out.collision.push_back(self + repulsion + ccd);
+                out.contact.push_back(self);
+                out.ccd.push_back(ccd);
+                out.projection.push_back(repulsion);
+                out.other.push_back(stepMs - self - repulsion - ccd);
+                out.contacts.push_back(double(world.cloth().m_faceNodeContacts.size()));
+                out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
+            },
+            cDeformableBudgetMs);
         printRow(scene, "deformable, btDeformableBodySolver VF_DD", steps, s, intersections(world.cloth()), load);
         if (oursSeries.detectionByStep.empty()) return;
         std::printf("\n%s step by step (ms; detection = contact search + CCD, stage = with the response):\n"
                     "| step | ours detection | ours stage | ours contacts | deformable detection | deformable stage | "
-                    "deformable face-node contacts | deformable finite | stage ratio |\n|---|---|---|---|---|---|---|---|---|\n",
+                    "deformable face-node contacts | deformable finite | stage ratio "
+                    "|\n|---|---|---|---|---|---|---|---|---|\n",
                     scene);
         const std::size_t count = std::min(oursSeries.stageByStep.size(), s.stageByStep.size());
         for (std::size_t i = 1; i < count; ++i)
-            std::printf("| %zu | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f | %s | %.1f |\n", i, oursSeries.detectionByStep[i],
-                        oursSeries.stageByStep[i], oursSeries.contactsByStep[i], s.detectionByStep[i], s.stageByStep[i],
-                        s.contactsByStep[i], s.finiteByStep[i] ? "yes" : "no",
+            std::printf("| %zu | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f | %s | %.1f |\n", i,
+                        oursSeries.detectionByStep[i], oursSeries.stageByStep[i], oursSeries.contactsByStep[i],
+                        s.detectionByStep[i], s.stageByStep[i], s.contactsByStep[i], s.finiteByStep[i] ? "yes" : "no",
                         s.stageByStep[i] / std::max(1e-9, oursSeries.stageByStep[i]));
         std::printf("\n");
     }
@@ -274,9 +287,10 @@ void runRopes(int nodes, int steps, int threads) {
     });
     char scene[64];
     std::snprintf(scene, sizeof scene, "10 ropes x %d nodes", nodes);
-    printRow(scene, "classic, bulletgpu::SoftBodySolver (rope stage)", steps, s, 0, load);
-    std::printf("| %s | rope rounds a step %s, of them chain queries %s (medians) |\n", scene, cell(rounds, "%.0f").c_str(),
-                cell(queries, "%.0f").c_str());
+    const std::string name = "classic, bulletgpu::SoftBodySolver (rope stage)" + backendSuffix(solver);
+    printRow(scene, name.c_str(), steps, s, 0, load);
+    std::printf("| %s | rope rounds a step %s, of them chain queries %s (medians) |\n", scene,
+                cell(rounds, "%.0f").c_str(), cell(queries, "%.0f").c_str());
 }
 
 } // namespace
@@ -290,7 +304,8 @@ int main(int argc, char** argv) {
                 cpuModel().c_str(), std::thread::hardware_concurrency(), compilerName().c_str(), threads,
                 loadAverages().c_str());
     std::printf("Folded cloth (3 layers %.2f m apart, spacing %.2f m, thickness %.2f m) falling onto the ground; ropes "
-                "coiled (spacing %.2f m, thickness %.2f m); 60 Hz. ms and counts are medians over the second half of the steps.\n",
+                "coiled (spacing %.2f m, thickness %.2f m); 60 Hz. ms and counts are medians over the second half of "
+                "the steps.\n",
                 6 * double(bench::cThickness), double(bench::cSpacing), double(bench::cThickness),
                 double(bench::cRopeSpacing), double(bench::cRopeThickness));
     std::printf("| scene | world | steps | first step ms | step ms | collision ms | contact search ms | CCD ms | "
@@ -313,9 +328,10 @@ int main(int argc, char** argv) {
             runCloth(n, n < 300 ? steps100 : steps300, threads, classic, ours, oursNoSkip, deformable);
     }
     if (scenes.chosen("curtain")) {
-        std::printf("\nThe tests' curtain, means over all steps:\n| scene | solver | steps | step ms | stage ms | contact "
-                    "search ms | CCD ms | CCD queries a step | CCD skips | load before | load after |\n"
-                    "|---|---|---|---|---|---|---|---|---|---|---|\n");
+        std::printf(
+            "\nThe tests' curtain, means over all steps:\n| scene | solver | steps | step ms | stage ms | contact "
+            "search ms | CCD ms | CCD queries a step | CCD skips | load before | load after |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|\n");
         runCurtain(1000, threads);
     }
     if (scenes.chosen("ropes")) runRopes(10000, steps100, threads);

@@ -16,14 +16,16 @@
 
 namespace bulletgpu {
 
-void logLine(const BroadphaseConfig& config, const std::string& line) {
+void logLine(const std::function<void(const char* line)>& sink, const std::string& line) {
     const std::string prefixed = "bulletgpu: " + line;
-    if (config.logSink) {
-        config.logSink(prefixed.c_str());
+    if (sink) {
+        sink(prefixed.c_str());
     } else {
         std::fprintf(stderr, "%s\n", prefixed.c_str());
     }
 }
+
+void logLine(const BroadphaseConfig& config, const std::string& line) { logLine(config.logSink, line); }
 
 Backend requestedBackend(const BroadphaseConfig& config) {
     if (config.backend != Backend::Auto) return config.backend;

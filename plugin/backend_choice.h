@@ -6,6 +6,7 @@
 
 #include <bulletgpu/Broadphase.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,9 @@ BackendChoice chooseBackend(const BroadphaseConfig& config);
 
 /// Creates the finder of a plan. Throws std::runtime_error when a CUDA device fails.
 std::unique_ptr<PairFinder> createFinder(const BackendChoice& choice, const SlabPlan& plan);
+
+/// Writes one line, prefixed "bulletgpu: ", to `sink` (standard error when it is empty).
+void logLine(const std::function<void(const char* line)>& sink, const std::string& line);
 
 /// Writes one line, prefixed "bulletgpu: ", to the config's log sink (standard error when it has none).
 void logLine(const BroadphaseConfig& config, const std::string& line);

@@ -4,7 +4,7 @@
 #include "mesh_batch.h"
 
 #include "backend_choice.h"
-#include "kernels/common/cuda_device.h"
+#include "narrow_backend_choice.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/geometry/manifold_contact.h"
 
@@ -16,29 +16,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
 
 namespace bulletgpu::detail {
 namespace {
-
-/// The backend line, after checking that Backend::Cuda can have its device.
-std::string resolveBackend(const NarrowConfig& config) {
-    BroadphaseConfig asked;
-    asked.backend = config.backend;
-    const Backend backend = requestedBackend(asked);
-    if (config.cudaDevice < 0) throw std::invalid_argument("bulletgpu: NarrowConfig::cudaDevice must be >= 0");
-    const std::string threads = std::to_string(cpuThreads(config.threads)) + " OpenMP threads";
-    if (backend == Backend::Cpu) return "mesh contacts on the CPU backend, " + threads + " (asked for cpu)";
-    const CudaDeviceProbe probe = probeCudaDevice(config.cudaDevice);
-    if (backend == Backend::Cuda && !probe.usable) {
-        throw std::runtime_error("bulletgpu: Backend::Cuda asked for mesh contacts, but CUDA device " +
-                                 std::to_string(config.cudaDevice) + " is not usable: " + probe.reason);
-    }
-    if (!probe.usable) return "mesh contacts on the CPU backend, " + threads + " (no GPU: " + probe.reason + ")";
-    return "mesh contacts on the CPU backend, " + threads + ": the contact query has no CUDA path yet (" + probe.name +
-           " left unused)";
-}
 
 /// The triangle of a feature for Bullet's shape identifiers.
 std::uint32_t triangleOf(const MeshShapeGeometry& g, ProximityKind kind, bool sideA, std::uint32_t feature) {
@@ -69,20 +50,18 @@ ProximityContact swappedSides(const ProximityContact& c) {
 } // namespace
 
 MeshBatch::MeshBatch(const NarrowConfig& config)
-    : m_config(config), m_description(resolveBackend(config)), m_set(Backend::Cpu, cpuThreads(config.threads)),
+    : MeshBatch(config,
+                chooseNarrowBackend(config.backend, config.cudaDevice, cpuThreads(config.threads), "mesh contacts")) {}
+
+MeshBatch::MeshBatch(const NarrowConfig& config, const NarrowBackendChoice& backend)
+    : m_config(config), m_description(backend.line),
+      m_set(backend.backend, backend.backend == Backend::Cuda ? config.cudaDevice : cpuThreads(config.threads)),
       m_instances(m_set) {
     m_set.setTraversal(config.traversal);
     if (config.logBackendChoice) log(m_description);
 }
 
-void MeshBatch::log(const std::string& line) const {
-    const std::string prefixed = "bulletgpu: " + line;
-    if (m_config.logSink) {
-        m_config.logSink(prefixed.c_str());
-    } else {
-        std::fprintf(stderr, "%s\n", prefixed.c_str());
-    }
-}
+void MeshBatch::log(const std::string& line) const { logLine(m_config.logSink, line); }
 
 void MeshBatch::open() {
     m_requests.clear();

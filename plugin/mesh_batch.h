@@ -2,6 +2,7 @@
 #pragma once
 
 #include "bullet_adapter/mesh_instances.h"
+#include "narrow_backend_choice.h"
 #include "kernels/narrow/geometry/contact_reduction.h"
 
 #include <bulletgpu/CollisionDispatcher.h>
@@ -56,7 +57,7 @@ public:
     const TriangleMeshSet& engine() const { return m_set; }
 
     /// The backend the contacts run on.
-    Backend backend() const { return Backend::Cpu; }
+    Backend backend() const { return m_set.backend(); }
     /// The backend line.
     const std::string& description() const { return m_description; }
     /// Counters of the last run.
@@ -77,6 +78,9 @@ private:
     void reduceAndWrite(const MeshRequest& request, double threshold);
     /// Writes a request's reduced contacts into its manifold.
     void write(const MeshRequest& request, const ProximityContact* contacts, std::uint32_t count);
+
+    /// The engine on `backend`.
+    MeshBatch(const NarrowConfig& config, const NarrowBackendChoice& backend);
 
     NarrowConfig m_config;
     std::string m_description;

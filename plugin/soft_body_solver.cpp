@@ -6,6 +6,7 @@
 #include "bullet_adapter/soft_rope_chains.h"
 #include "bullet_adapter/soft_soft_contacts.h"
 #include "backend_choice.h"
+#include "narrow_backend_choice.h"
 
 #include <BulletSoftBody/btSoftBody.h>
 
@@ -17,9 +18,8 @@ namespace bulletgpu {
 
 /// What stands behind the solver: the cloths on the engine, the CCD query and scratch buffers.
 struct SoftBodySolver::Engine {
-    SoftClothMeshes cloths;
-    SoftRopeChains
-        ropes; ///< The ropes' sphere chains and step buffers.           ///< The cloths' meshes and step buffers.
+    SoftClothMeshes cloths;           ///< The cloths' meshes and step buffers.
+    SoftRopeChains ropes;             ///< The ropes' sphere chains and step buffers.
     SoftRigidContacts meshes;         ///< Soft bodies against rigid triangle meshes.
     SoftSoftContacts softPairs;       ///< Node-face contacts between soft bodies.
     CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
@@ -53,9 +53,12 @@ const SoftCollisionConfig& checked(const SoftCollisionConfig& config) {
 
 SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(checked(config)) {
     const int threads = cpuThreads(config.threads);
-    const bool cuda = config.backend == Backend::Cuda;
-    m_engine =
-        std::make_unique<Engine>(cuda ? Backend::Cuda : Backend::Cpu, cuda ? config.cudaDevice : threads, threads);
+    const detail::NarrowBackendChoice choice =
+        detail::chooseNarrowBackend(config.backend, config.cudaDevice, threads, "soft-body collisions");
+    m_backend = choice.backend;
+    const bool cuda = m_backend == Backend::Cuda;
+    m_engine = std::make_unique<Engine>(m_backend, cuda ? config.cudaDevice : threads, threads);
+    if (config.logBackendChoice) logLine(config.logSink, choice.line);
 }
 
 SoftBodySolver::~SoftBodySolver() = default;

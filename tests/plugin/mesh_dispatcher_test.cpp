@@ -467,9 +467,9 @@ TEST_CASE("The mesh backend: Cuda without a GPU throws, Auto falls back with one
     }
     config.backend = Backend::Auto;
     const CollisionDispatcher automatic(&configuration, config);
-    CHECK(automatic.backend() == Backend::Cpu);
+    CHECK(automatic.backend() == (gpu ? Backend::Cuda : Backend::Cpu));
     REQUIRE(lines.size() == 1);
-    CHECK(lines[0].find("CPU") != std::string::npos);
+    CHECK(lines[0].find(gpu ? "CUDA" : "CPU") != std::string::npos);
     variable.set(" CPU ");
     lines.clear();
     const CollisionDispatcher overridden(&configuration, config);
@@ -485,11 +485,12 @@ TEST_CASE("Mesh manifolds on CUDA equal the CPU's", "[mesh_dispatcher][cuda]") {
         skipTestCase("mesh manifolds on CUDA: " + probe.reason);
         return;
     }
-    // The contact query has no device path yet: with a device, Backend::Cuda runs the same host
-    // code, so the manifolds are the CPU's by construction.
     NarrowConfig config = MeshWorld::quietConfig();
     config.backend = Backend::Cuda;
-    MeshWorld cuda(MeshNarrowPhase::BulletGpu, config), cpu(MeshNarrowPhase::BulletGpu);
+    NarrowConfig cpuConfig = MeshWorld::quietConfig();
+    cpuConfig.backend = Backend::Cpu;
+    MeshWorld cuda(MeshNarrowPhase::BulletGpu, config), cpu(MeshNarrowPhase::BulletGpu, cpuConfig);
+    REQUIRE(static_cast<const CollisionDispatcher&>(*cuda.dispatcher).backend() == Backend::Cuda);
     for (MeshWorld* w : {&cuda, &cpu}) {
         w->addStaticMesh(groundGrid(10, 1));
         btGImpactMeshShape* torus = w->gimpactShape(torusArrays(24, 12, 1, 0.3f), 0.01f);

@@ -3,14 +3,19 @@
 // that falls over and folds onto itself never has two triangles sharing no vertex that meet, where
 // Bullet's default solver lets it pass through itself; everything else stays Bullet's.
 #include "support/cloth_scene.h"
+#include "support/environment_override.h"
 #include "support/test_skip.h"
+#include "kernels/common/cuda_device.h"
 
 #include <bulletgpu/SoftBodySolver.h>
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -166,6 +171,36 @@ TEST_CASE("SoftCollisionConfig is checked", "[soft][self]") {
     CHECK_THROWS_AS(SoftBodySolver(config), std::invalid_argument);
 }
 
+TEST_CASE("The soft solver picks its backend like the broad phase, with one log line", "[soft][api]") {
+    const bulletgpu::test::EnvironmentOverride variable("BULLETGPU_BACKEND");
+    unsetenv("BULLETGPU_BACKEND");
+    const bool gpu = bulletgpu::probeCudaDevice(0).usable;
+    std::vector<std::string> lines;
+    SoftCollisionConfig config;
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
+    if (!gpu) {
+        config.backend = bulletgpu::Backend::Cuda;
+        CHECK_THROWS_AS(SoftBodySolver(config), std::runtime_error);
+        config.backend = bulletgpu::Backend::Auto;
+    }
+    lines.clear();
+    CHECK(SoftBodySolver(config).backend() == (gpu ? bulletgpu::Backend::Cuda : bulletgpu::Backend::Cpu));
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find(gpu ? "CUDA" : "no GPU") != std::string::npos);
+    variable.set(" Cpu ");
+    lines.clear();
+    CHECK(SoftBodySolver(config).backend() == bulletgpu::Backend::Cpu);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("asked for cpu") != std::string::npos);
+    variable.set("gpu");
+    CHECK_THROWS_AS(SoftBodySolver(config), std::runtime_error);
+    config.logBackendChoice = false;
+    variable.set("cpu");
+    lines.clear();
+    const SoftBodySolver quiet(config);
+    CHECK(lines.empty());
+}
+
 TEST_CASE("The CUDA backend steps cloth and rope as the CPU backend does, bit for bit", "[soft][self][cuda]") {
     SoftCollisionConfig config;
     config.threads = 1;
@@ -177,8 +212,10 @@ TEST_CASE("The CUDA backend steps cloth and rope as the CPU backend does, bit fo
         bulletgpu::test::skipTestCase(std::string("no CUDA device: ") + e.what());
         return;
     }
+    REQUIRE(cuda->backend() == bulletgpu::Backend::Cuda);
+    config.backend = bulletgpu::Backend::Cpu;
     ClothWorld onDevice(std::move(cuda));
-    ClothWorld onHost(makeSolver());
+    ClothWorld onHost(std::make_unique<SoftBodySolver>(config));
     btSoftBody* deviceCloth = addCurtain(onDevice, 16);
     btSoftBody* hostCloth = addCurtain(onHost, 16);
     btSoftBody* deviceRope = onDevice.addRope(btVector3(3, 0.5, 0), btVector3(3.2, 3.5, 0), 61, 0, 0.05f);
@@ -211,7 +248,7 @@ TEST_CASE("Steps the contact query proves clear skip the CCD query, and stay fre
         queried += ours.stats().ccdQueries > 0 ? 1 : 0;
     }
     CHECK(stepsWithIntersections == 0);
-    CHECK(skips > 100);   // the settled cloth's steps
-    CHECK(queried > 10);  // the fall and the fold
+    CHECK(skips > 100);  // the settled cloth's steps
+    CHECK(queried > 10); // the fall and the fold
     CHECK(skips + queried == 400);
 }

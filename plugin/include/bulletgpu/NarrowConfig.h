@@ -12,8 +12,8 @@ namespace bulletgpu {
 struct NarrowConfig {
     /// Which backend the mesh contacts use. The environment variable BULLETGPU_BACKEND (cpu, cuda
     /// or auto, in any case, surrounding spaces ignored) overrides Auto, as for the broad phase.
-    /// Cuda throws std::runtime_error saying why when no device is usable. The contact query has
-    /// no device path yet: with a usable device it still runs on the host, and the log says so.
+    /// Cuda throws std::runtime_error saying why when no device is usable; Auto takes the device
+    /// when one is usable and the CPU otherwise, and the log line says which and why.
     Backend backend = Backend::Auto;
     /// OpenMP threads of the engine (0 or less: OpenMP's default), clamped as
     /// BroadphaseConfig::threads is.

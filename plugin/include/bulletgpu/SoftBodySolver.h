@@ -6,6 +6,7 @@
 #include <BulletSoftBody/btDefaultSoftBodySolver.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <unordered_map>
 
@@ -15,9 +16,9 @@ namespace bulletgpu {
 
 /// Settings of a bulletgpu::SoftBodySolver, fixed at construction.
 struct SoftCollisionConfig {
-    /// The engine's backend. The contact query has no device path yet, so Auto runs on the CPU;
-    /// Cuda keeps the meshes on the device (std::runtime_error saying why when none is usable)
-    /// and still queries contacts on the host.
+    /// The engines' backend. BULLETGPU_BACKEND (cpu, cuda or auto) overrides Auto, as for the
+    /// broad phase; Auto takes the CUDA device when one is usable and the CPU otherwise; Cuda
+    /// throws std::runtime_error saying why when the device is not usable.
     Backend backend = Backend::Auto;
     /// OpenMP threads of the engine and the CCD query (0 or less: OpenMP's default).
     int threads = 0;
@@ -47,26 +48,30 @@ struct SoftCollisionConfig {
     /// come within the separation (bullet_adapter/self_collision_response.h, slowStepClearsEta).
     /// The guarantee is the same either way; off runs the query every step.
     bool skipClearSteps = true;
+    /// Whether to log the line that says which backend the solver runs on, at construction.
+    bool logBackendChoice = true;
+    /// Where that line goes (standard error when empty).
+    std::function<void(const char* line)> logSink;
 };
 
 /// Counters of the last step, summed over the cloths and ropes.
 struct SoftCollisionStats {
-    std::uint32_t cloths = 0;         ///< Cloths whose self-collision ran.
-    std::uint64_t contactPairs = 0;   ///< Vertex-face and edge-edge pairs within the thickness.
-    std::uint64_t impacts = 0;        ///< CCD impacts left after the discrete projection.
-    std::uint64_t ccdQueries = 0;     ///< CCD queries run.
-    std::uint32_t ccdSkips = 0;       ///< Cloths whose step was proven clear without a CCD query.
-    std::uint64_t frozenNodes = 0;    ///< Nodes put back at their start position by the failsafe.
-    std::uint32_t revertedCloths = 0; ///< Cloths put back whole at their start.
-    std::uint32_t ropes = 0;          ///< Ropes on the sphere chains.
-    std::uint64_t ropePairs = 0;      ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
-    std::uint32_t ropeRounds = 0;     ///< Rope rounds of projection.
-    std::uint32_t ropeQueries = 0;    ///< Of them, rounds that ran the chain query (the others kept its pairs).
-    double milliseconds = 0;          ///< Time of the self-collision stage (cloths and ropes).
-    double contactMilliseconds = 0;   ///< Of it, the cloths' engine query (positions copied in, pairs found).
-    double ccdMilliseconds = 0;       ///< Of it, the cloths' CCD queries.
+    std::uint32_t cloths = 0;          ///< Cloths whose self-collision ran.
+    std::uint64_t contactPairs = 0;    ///< Vertex-face and edge-edge pairs within the thickness.
+    std::uint64_t impacts = 0;         ///< CCD impacts left after the discrete projection.
+    std::uint64_t ccdQueries = 0;      ///< CCD queries run.
+    std::uint32_t ccdSkips = 0;        ///< Cloths whose step was proven clear without a CCD query.
+    std::uint64_t frozenNodes = 0;     ///< Nodes put back at their start position by the failsafe.
+    std::uint32_t revertedCloths = 0;  ///< Cloths put back whole at their start.
+    std::uint32_t ropes = 0;           ///< Ropes on the sphere chains.
+    std::uint64_t ropePairs = 0;       ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
+    std::uint32_t ropeRounds = 0;      ///< Rope rounds of projection.
+    std::uint32_t ropeQueries = 0;     ///< Of them, rounds that ran the chain query (the others kept its pairs).
+    double milliseconds = 0;           ///< Time of the self-collision stage (cloths and ropes).
+    double contactMilliseconds = 0;    ///< Of it, the cloths' engine query (positions copied in, pairs found).
+    double ccdMilliseconds = 0;        ///< Of it, the cloths' CCD queries.
     double projectionMilliseconds = 0; ///< Of it, the cloths' projections and failsafe (everything but the queries).
-    double ropeMilliseconds = 0;      ///< Of it, the ropes' stage.
+    double ropeMilliseconds = 0;       ///< Of it, the ropes' stage.
 };
 
 /// Counters of the last step's contacts with rigid meshes and between soft bodies.
@@ -122,6 +127,8 @@ public:
 
     /// The settings.
     const SoftCollisionConfig& config() const { return m_config; }
+    /// The backend the engines run on (Cpu or Cuda).
+    Backend backend() const { return m_backend; }
     /// Counters of the last step.
     const SoftCollisionStats& stats() const { return m_stats; }
     /// Counters of the last step's contacts with rigid triangle meshes and between soft bodies.
@@ -135,6 +142,7 @@ private:
     void collideSoftBodies();
 
     SoftCollisionConfig m_config;                           ///< Settings.
+    Backend m_backend = Backend::Cpu;                       ///< Backend the engines run on.
     std::unique_ptr<Engine> m_engine;                       ///< What stands behind the solver.
     std::unordered_map<const btSoftBody*, bool> m_switches; ///< Per-body overrides.
     SoftCollisionStats m_stats;                             ///< Counters of the last step.

@@ -336,15 +336,37 @@ DemoResult runBenchmarkDemo1(Contender contender, const Options& options, bool b
 }
 
 /// The rows of (c): a broadphase and the way the world's boxes reach it.
-/// BulletGpuBulkFlat is BulletGpuBulk with a bulletgpu::PairCache instead of Bullet's hashed cache.
-enum class WorldRow { DbvtBullet, BulletGpuBullet, BulletGpuBulk, BulletGpuBulkFlat };
-constexpr WorldRow cWorldRows[] = {WorldRow::DbvtBullet, WorldRow::BulletGpuBullet, WorldRow::BulletGpuBulk,
-                                   WorldRow::BulletGpuBulkFlat};
+/// BulletGpuBulkFlat is BulletGpuBulk with a bulletgpu::PairCache instead of Bullet's hashed cache;
+/// the Cuda rows are the same two on the CUDA backend (when a device is usable).
+enum class WorldRow {
+    DbvtBullet,
+    BulletGpuBullet,
+    BulletGpuBulk,
+    BulletGpuBulkFlat,
+    CudaBullet,
+    CudaBulk,
+    CudaBulkFlat
+};
+constexpr WorldRow cWorldRows[] = {WorldRow::DbvtBullet,        WorldRow::BulletGpuBullet, WorldRow::BulletGpuBulk,
+                                   WorldRow::BulletGpuBulkFlat, WorldRow::CudaBullet,      WorldRow::CudaBulk,
+                                   WorldRow::CudaBulkFlat};
 
 const char* nameOf(WorldRow row) {
-    constexpr const char* cNames[] = {"dbvt + updateAabbs", "bulletgpu + updateAabbs", "bulletgpu + bulk",
-                                      "bulletgpu + bulk, PairCache"};
+    constexpr const char* cNames[] = {"dbvt + updateAabbs",          "bulletgpu + updateAabbs", "bulletgpu + bulk",
+                                      "bulletgpu + bulk, PairCache", "cuda + updateAabbs",      "cuda + bulk",
+                                      "cuda + bulk, PairCache"};
     return cNames[static_cast<int>(row)];
+}
+
+/// Whether a row of (c) runs the CUDA backend.
+bool onCuda(WorldRow row) {
+    return row == WorldRow::CudaBullet || row == WorldRow::CudaBulk || row == WorldRow::CudaBulkFlat;
+}
+
+/// Whether a row of (c) updates the boxes in bulk (bulletgpu::BulkAabbUpdater).
+bool inBulk(WorldRow row) {
+    return row == WorldRow::BulletGpuBulk || row == WorldRow::BulletGpuBulkFlat || row == WorldRow::CudaBulk ||
+           row == WorldRow::CudaBulkFlat;
 }
 
 /// One row's run of (c).
@@ -361,10 +383,12 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
     WorldResult result;
     btDefaultCollisionConfiguration configuration;
     btCollisionDispatcher dispatcher(&configuration);
+    const bool flat = row == WorldRow::BulletGpuBulkFlat || row == WorldRow::CudaBulkFlat;
     std::unique_ptr<btBroadphaseInterface> broadphase =
-        row == WorldRow::DbvtBullet ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
-                                    : makeBulletGpu(bulletgpu::Backend::Cpu, options.threads,
-                                                    options.marginSettings.front(), row == WorldRow::BulletGpuBulkFlat);
+        row == WorldRow::DbvtBullet
+            ? std::unique_ptr<btBroadphaseInterface>(std::make_unique<btDbvtBroadphase>())
+            : makeBulletGpu(onCuda(row) ? bulletgpu::Backend::Cuda : bulletgpu::Backend::Cpu, options.threads,
+                            onCuda(row) ? bulletgpu::MarginBoxes::Auto : options.marginSettings.front(), flat);
     btCollisionWorld world(&dispatcher, broadphase.get(), &configuration);
     bulletgpu::BulkAabbUpdater bulk(options.threads);
     btBoxShape cube(btVector3(btScalar(0.5), btScalar(0.5), btScalar(0.5)));
@@ -389,7 +413,7 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
             body.getWorldTransform().setOrigin(cubes.centre(i));
         }
         const auto start = Clock::now();
-        if (row == WorldRow::BulletGpuBulk || row == WorldRow::BulletGpuBulkFlat) {
+        if (inBulk(row)) {
             bulk.update(world);
         } else {
             world.updateAabbs();
@@ -416,7 +440,7 @@ WorldResult runWorldCubes(WorldRow row, std::size_t count, const Options& option
 }
 
 /// Runs (c) on every size and prints its table.
-void benchmarkWorldCubes(const Options& options, json& report) {
+void benchmarkWorldCubes(const Options& options, const std::string& cudaReason, json& report) {
     std::printf("\n(c) N unit cubes as rigid bodies in a btCollisionWorld, %g%% moving %g/frame; whole frame =\n"
                 "    AABB update + computeOverlappingPairs; medians (min) over %d frames after %d warm-up;\n"
                 "    speedup = dbvt ms / this ms, of the medians\n",
@@ -429,6 +453,7 @@ void benchmarkWorldCubes(const Options& options, json& report) {
         double dbvtMs = 0;
         for (WorldRow row : rows) {
             json entry = {{"n", count}, {"world", nameOf(row)}};
+            if (onCuda(row) && !cudaReason.empty()) continue;
             if (row == WorldRow::DbvtBullet && options.skipSlowAbove != 0 && count > options.skipSlowAbove) {
                 std::printf("%9zu  %-24s skipped (--skip-slow)\n", count, nameOf(row));
                 entry["note"] = "skipped (--skip-slow)";
@@ -513,7 +538,8 @@ const char* cUsage =
     "                (default auto; a list runs one row each)\n"
     "  --world-sizes cube counts of (c), a btCollisionWorld's whole frame with Bullet's updateAabbs\n"
     "                and with the bulk update (default 100000,1000000; an empty list skips it)\n"
-    "                (its last row is the bulk update with a bulletgpu::PairCache)\n"
+    "                (a row is the bulk update with a bulletgpu::PairCache; with a usable CUDA\n"
+    "                device the BulletGpu rows run again on the CUDA backend)\n"
     "  --pair-cache  hashed (default) or flat: the pair cache BulletGpu makes in (a) and (b)\n"
     "  --reverse-world-rows  run (c)'s rows last to first (alternate runs on a busy machine)\n"
     "  --json        also write the results as JSON to FILE\n";
@@ -722,7 +748,7 @@ int main(int argc, char** argv) {
 
     const bool exact = benchmarkMovingCubes(options, cudaReason, report);
     if (options.demoSteps > 0) benchmarkDemo1(options, cudaReason, report);
-    if (!options.worldSizes.empty()) benchmarkWorldCubes(options, report);
+    if (!options.worldSizes.empty()) benchmarkWorldCubes(options, cudaReason, report);
     if (!options.jsonPath.empty()) {
         std::ofstream(options.jsonPath) << report.dump(2) << '\n';
         std::printf("\nwrote %s\n", options.jsonPath.c_str());

@@ -17,7 +17,8 @@
 // at the end, and the load averages. The deformable world stops after 60 s of steps.
 //
 // Usage: bulletgpu-bench-soft [threads] [steps below 300x300] [steps 300x300 and up] [scenes, comma-separated:
-//        cloth100, cloth300, curtain (the tests' 30x30 curtain, 1,000 steps), ropes; or one world of a cloth:
+//        cloth100, cloth300, curtain (the tests' 30x30 curtain, 1,000 steps), ropes, ropes-ccd (the ropes with
+//        SoftCollisionConfig::ropeContinuous; not in the default list); or one world of a cloth:
 //        classic100, ours100, deformable100, noskip100 (ours with SoftCollisionConfig::skipClearSteps off), classic300,
 //        ours300, deformable300 (not in cloth300: its first step alone takes about a minute)] [cloth sizes,
 //        comma-separated; 100,300 unless given (the scene names follow them)]
@@ -264,11 +265,13 @@ void runCurtain(int steps, int threads) {
     }
 }
 
-/// Ten coiled ropes of `nodes` nodes in the classic world with our solver.
-void runRopes(int nodes, int steps, int threads) {
+/// Ten coiled ropes of `nodes` nodes in the classic world with our solver, with the ropes'
+/// continuous stage (link CCD) when `continuous`.
+void runRopes(int nodes, int steps, int threads, bool continuous) {
     const std::string load = loadAverages();
     SoftCollisionConfig config;
     config.threads = threads;
+    config.ropeContinuous = continuous;
     auto owned = std::make_unique<SoftBodySolver>(config);
     SoftBodySolver& solver = *owned;
     bench::ClassicSoftWorld world(std::move(owned));
@@ -278,7 +281,10 @@ void runRopes(int nodes, int steps, int threads) {
     std::vector<double> rounds, queries;
     stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
         const SoftCollisionStats& st = solver.stats();
+        out.frozen += double(st.frozenNodes);
+        out.reverted += st.revertedRopes;
         if (first) return;
+        out.impacts.push_back(double(st.impacts));
         out.collision.push_back(st.ropeMilliseconds);
         out.other.push_back(stepMs - st.milliseconds);
         out.contacts.push_back(double(st.ropePairs));
@@ -287,7 +293,9 @@ void runRopes(int nodes, int steps, int threads) {
     });
     char scene[64];
     std::snprintf(scene, sizeof scene, "10 ropes x %d nodes", nodes);
-    const std::string name = "classic, bulletgpu::SoftBodySolver (rope stage)" + backendSuffix(solver);
+    const std::string name = std::string(continuous ? "classic, bulletgpu::SoftBodySolver (rope stage, link CCD)"
+                                                    : "classic, bulletgpu::SoftBodySolver (rope stage)") +
+                             backendSuffix(solver);
     printRow(scene, name.c_str(), steps, s, 0, load);
     std::printf("| %s | rope rounds a step %s, of them chain queries %s (medians) |\n", scene,
                 cell(rounds, "%.0f").c_str(), cell(queries, "%.0f").c_str());
@@ -334,6 +342,7 @@ int main(int argc, char** argv) {
             "|---|---|---|---|---|---|---|---|---|---|---|\n");
         runCurtain(1000, threads);
     }
-    if (scenes.chosen("ropes")) runRopes(10000, steps100, threads);
+    if (scenes.chosen("ropes")) runRopes(10000, steps100, threads, false);
+    if (scenes.chosen("ropes-ccd")) runRopes(10000, steps100, threads, true);
     return 0;
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/soft_rope_chains.h"
 
+#include "kernels/narrow/ccd/ccd_queries.h"
+
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <algorithm>
@@ -36,7 +38,8 @@ std::uint32_t restNeighbours(const btSoftBody& body, double thickness) {
 
 } // namespace
 
-SoftRopeChains::SoftRopeChains(Backend backend, int threadsOrDevice) : m_set(backend, threadsOrDevice) {}
+SoftRopeChains::SoftRopeChains(Backend backend, int threadsOrDevice, int cpuThreads)
+    : m_set(backend, threadsOrDevice), m_threads(cpuThreads) {}
 
 bool SoftRopeChains::isRope(const btSoftBody& body) {
     if (body.m_nodes.size() < 2 || body.m_faces.size() != 0) return false;
@@ -101,8 +104,10 @@ void SoftRopeChains::recordStart() {
             for (int k = 0; k < 3; ++k) m_start[3 * (rope.first + n) + k] = rope.body->m_nodes[n].m_x[k];
 }
 
-void SoftRopeChains::collide(int iterations, int rounds) {
+void SoftRopeChains::collide(int iterations, int rounds, bool continuous, double etaFraction) {
     m_pairCount = 0;
+    m_linkImpacts = m_frozenNodes = 0;
+    m_revertedRopes = 0;
     if (m_ropes.empty()) return;
     for (const RopeChain& rope : m_ropes) {
         const bool active = rope.body->isActive();
@@ -113,21 +118,99 @@ void SoftRopeChains::collide(int iterations, int rounds) {
             for (int k = 0; k < 3; ++k) m_end[3 * g + k] = node.m_x[k];
         }
     }
+    m_rounds = m_queries = 0;
+    projectRounds(iterations, rounds);
+    m_pairCount = m_roundPairs;
+    if (continuous) keepLinksApart(iterations, rounds, etaFraction * m_thinnest);
+    for (const RopeChain& rope : m_ropes)
+        if (rope.body->isActive()) writeBack(rope);
+}
+
+void SoftRopeChains::projectRounds(int iterations, int rounds) {
     const RopeNodes nodes{static_cast<std::uint32_t>(m_radius.size()), m_start.data(), m_end.data(),
                           m_inverseMass.data(), m_radius.data()};
-    m_rounds = m_queries = 0;
     for (int round = 0; round < rounds; ++round) {
         ++m_rounds;
         if (round == 0 || !listStillCovers()) {
             findPairs();
             ++m_queries;
         }
-        if (round == 0) m_pairCount = m_pairs.size() / 2;
+        if (round == 0) m_roundPairs = m_pairs.size() / 2;
         if (!(projectRopePairs(nodes, m_pairs.data(), m_pairs.size() / 2, iterations) > cSettledShortfall * m_thinnest))
             break;
     }
-    for (const RopeChain& rope : m_ropes)
-        if (rope.body->isActive()) writeBack(rope);
+}
+
+void SoftRopeChains::findLinkImpacts(double eta) {
+    m_firsts.clear();
+    m_counts.clear();
+    for (const RopeChain& rope : m_ropes) {
+        m_firsts.push_back(rope.first);
+        m_counts.push_back(rope.nodeCount);
+    }
+    const LinkChains chains{m_start.data(), m_end.data(), m_firsts.data(), m_counts.data(),
+                            static_cast<std::uint32_t>(m_ropes.size())};
+    m_linkCcd.find(chains, eta, m_threads, m_impacts);
+    // A pair within eta when the step starts (time of impact 0) is kept only when its links touch
+    // during the step: links resting closer than eta, which freezing cannot part, stay free.
+    const auto resting = [&](const LinkImpact& impact) {
+        if (impact.toi > 0) return false;
+        Vec3d x0[4], x1[4];
+        const std::uint32_t nodes[4] = {impact.linkA, impact.linkA + 1, impact.linkB, impact.linkB + 1};
+        for (int p = 0; p < 4; ++p) {
+            for (int k = 0; k < 3; ++k) {
+                x0[p].v[k] = m_start[3 * nodes[p] + k];
+                x1[p].v[k] = m_end[3 * nodes[p] + k];
+            }
+        }
+        CcdResult touch;
+        edgeEdgeCcd(x0, x1, 0.0, CcdOptions{}, touch);
+        return !touch.hit;
+    };
+    m_impacts.erase(std::remove_if(m_impacts.begin(), m_impacts.end(), resting), m_impacts.end());
+}
+
+void SoftRopeChains::freeze(std::uint32_t g) {
+    if (m_frozen[g]) return;
+    m_frozen[g] = 1;
+    ++m_frozenNodes;
+    m_inverseMass[g] = 0;
+    for (int k = 0; k < 3; ++k) m_end[3 * g + k] = m_start[3 * g + k];
+}
+
+std::uint32_t SoftRopeChains::ropeOf(std::uint32_t g) const {
+    const auto after = std::upper_bound(m_ropes.begin(), m_ropes.end(), g,
+                                        [](std::uint32_t node, const RopeChain& rope) { return node < rope.first; });
+    return static_cast<std::uint32_t>(after - m_ropes.begin()) - 1;
+}
+
+void SoftRopeChains::keepLinksApart(int iterations, int rounds, double eta) {
+    m_frozen.assign(m_radius.size(), 0);
+    m_reverted.assign(m_ropes.size(), 0);
+    findLinkImpacts(eta);
+    m_linkImpacts = m_impacts.size();
+    for (int pass = 0; pass < cCcdPasses && !m_impacts.empty(); ++pass) {
+        for (const LinkImpact& impact : m_impacts)
+            for (const std::uint32_t g : {impact.linkA, impact.linkA + 1, impact.linkB, impact.linkB + 1}) freeze(g);
+        projectRounds(iterations, rounds);
+        findLinkImpacts(eta);
+    }
+    // Each round sends at least one more rope back, or stops: the impacts left are then between
+    // ropes back at their start, which do not move (links already within eta when the step began).
+    for (bool sentBack = true; sentBack && !m_impacts.empty();) {
+        sentBack = false;
+        for (const LinkImpact& impact : m_impacts) {
+            for (const std::uint32_t g : {impact.linkA, impact.linkB}) {
+                const std::uint32_t r = ropeOf(g);
+                if (m_reverted[r]) continue;
+                m_reverted[r] = 1;
+                sentBack = true;
+                ++m_revertedRopes;
+                for (std::uint32_t n = 0; n < m_ropes[r].nodeCount; ++n) freeze(m_ropes[r].first + n);
+            }
+        }
+        findLinkImpacts(eta);
+    }
 }
 
 bool SoftRopeChains::listStillCovers() const {

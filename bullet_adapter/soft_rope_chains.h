@@ -3,6 +3,7 @@
 
 #include "bullet_adapter/rope_collision_response.h"
 #include "kernels/chain/sphere_chain.h"
+#include "kernels/narrow/ccd/link_ccd.h"
 
 #include <LinearMath/btAlignedObjectArray.h>
 
@@ -14,7 +15,8 @@ class btSoftBody;
 /// Ropes as sphere chains: a soft body without faces whose structural links join consecutive
 /// nodes is one SphereChainSet chain whose spheres are its nodes (radius half the thickness),
 /// neighbours along the rope within the thickness at rest excluded; one query per step finds
-/// the pairs within each rope and between ropes, which the projection pushes apart.
+/// the pairs within each rope and between ropes, which the projection pushes apart. A continuous
+/// stage then keeps every link from passing through another during the step (LinkCcd).
 
 namespace bulletgpu {
 
@@ -31,8 +33,9 @@ struct RopeChain {
 /// The ropes of a soft-body world on one sphere-chain set.
 class SoftRopeChains {
 public:
-    /// A set on `backend` (`threadsOrDevice` as SphereChainSet takes it).
-    SoftRopeChains(Backend backend, int threadsOrDevice);
+    /// A set on `backend` (`threadsOrDevice` as SphereChainSet takes it); the link CCD runs on
+    /// `cpuThreads` OpenMP threads.
+    SoftRopeChains(Backend backend, int threadsOrDevice, int cpuThreads);
 
     /// Whether `body` is a rope: at least two nodes, no face, and every link that is not a
     /// bending link joins nodes i and i + 1.
@@ -51,7 +54,15 @@ public:
     /// when listStillCovers) and projects them `iterations` times,
     /// stopping after a round whose pairs all kept their distance (to 0.1% of the thickness), then writes the moved
     /// nodes back (m_v changed by the move over the step). Sleeping ropes do not move.
-    void collide(int iterations, int rounds);
+    /// With `continuous`, before the write-back: the link pairs that come within eta (`etaFraction`
+    /// times the thinnest rope's thickness) between
+    /// the start and the projected end (LinkCcd, each node moving linearly) put their nodes back
+    /// at their start positions, held there while the rounds run again; after cCcdPasses such
+    /// passes, every rope still in an impact goes back to its start whole, until none is. So no
+    /// link meets another during the step (within eta): ropes that are back at their start do
+    /// not move, and the step's start had no link within eta of another but those that were
+    /// already there (which the rounds push apart).
+    void collide(int iterations, int rounds, bool continuous, double etaFraction);
 
     /// Ropes on the set.
     std::uint32_t ropeCount() const { return static_cast<std::uint32_t>(m_ropes.size()); }
@@ -61,6 +72,15 @@ public:
     /// Rounds of the last collide(), and of them the rounds that ran the chain query.
     std::uint32_t rounds() const { return m_rounds; }
     std::uint32_t queries() const { return m_queries; } ///< See rounds().
+    /// Link pairs within eta during the last collide()'s step before its continuous stage.
+    std::uint64_t linkImpacts() const { return m_linkImpacts; }
+    /// Nodes the last collide() put back at their start (ropes sent back whole included).
+    std::uint64_t frozenNodes() const { return m_frozenNodes; }
+    /// Ropes the last collide() sent back whole.
+    std::uint32_t revertedRopes() const { return m_revertedRopes; }
+
+    /// Passes of link CCD, freezing and projection before ropes are sent back whole.
+    static constexpr int cCcdPasses = 4;
 
 private:
     /// Whether the pairs of the last query still hold every pair that may be closer than the
@@ -73,6 +93,16 @@ private:
     void findPairs();
     /// Writes the end buffers of `rope` back to its nodes.
     void writeBack(const RopeChain& rope) const;
+    /// Up to `rounds` rounds of pair search and projection on the end buffers.
+    void projectRounds(int iterations, int rounds);
+    /// Finds the link pairs within eta over the step (start to end buffers) into m_impacts.
+    void findLinkImpacts(double eta);
+    /// Puts node g back at its start, held there (no inverse mass) for the rest of the step.
+    void freeze(std::uint32_t g);
+    /// The rope holding node g.
+    std::uint32_t ropeOf(std::uint32_t g) const;
+    /// The continuous stage of collide().
+    void keepLinksApart(int iterations, int rounds, double eta);
 
     SphereChainSet m_set;                 ///< The chains.
     std::vector<RopeChain> m_ropes;       ///< Ropes in the order of the world's bodies.
@@ -88,8 +118,19 @@ private:
     std::uint32_t m_queryNeighbours = 0;  ///< The query's neighbour exclusion (the ropes' least).
     double m_thinnest = 0;                ///< The least thickness of the ropes.
     std::uint64_t m_pairCount = 0;        ///< Pairs of the last collide()'s first round.
+    std::uint64_t m_roundPairs = 0;       ///< Pairs of the first round of the last projectRounds().
+    int m_threads;                        ///< OpenMP threads of the link CCD.
     std::uint32_t m_rounds = 0;           ///< Rounds of the last collide().
     std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
+    LinkCcd m_linkCcd;                    ///< The continuous query over the links.
+    std::vector<LinkImpact> m_impacts;    ///< Its output.
+    std::vector<std::uint32_t> m_firsts;  ///< First node of each rope, for the query.
+    std::vector<std::uint32_t> m_counts;  ///< Nodes of each rope, for the query.
+    std::vector<char> m_frozen;           ///< Whether each node is back at its start.
+    std::vector<char> m_reverted;         ///< Whether each rope is back at its start whole.
+    std::uint64_t m_linkImpacts = 0;      ///< See linkImpacts().
+    std::uint64_t m_frozenNodes = 0;      ///< See frozenNodes().
+    std::uint32_t m_revertedRopes = 0;    ///< See revertedRopes().
 };
 
 } // namespace bulletgpu

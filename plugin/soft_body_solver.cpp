@@ -31,8 +31,8 @@ struct SoftBodySolver::Engine {
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
-        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice), meshes(backend, threadsOrDevice),
-          softPairs(backend, threadsOrDevice), threads(cpuThreads) {}
+        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice, cpuThreads),
+          meshes(backend, threadsOrDevice), softPairs(backend, threadsOrDevice), threads(cpuThreads) {}
 };
 
 namespace {
@@ -152,7 +152,10 @@ void SoftBodySolver::collideSoftBodies() {
     }
     const auto ropesBegin = Clock::now();
     m_stats.projectionMilliseconds = since(begin) - m_stats.contactMilliseconds - m_stats.ccdMilliseconds;
-    e.ropes.collide(m_config.iterations, m_config.ropeRounds);
+    e.ropes.collide(m_config.iterations, m_config.ropeRounds, m_config.ropeContinuous, m_config.ccdEtaFraction);
+    m_stats.impacts += e.ropes.linkImpacts();
+    m_stats.frozenNodes += e.ropes.frozenNodes();
+    m_stats.revertedRopes = e.ropes.revertedRopes();
     m_stats.ropes = e.ropes.ropeCount();
     m_stats.ropePairs = e.ropes.pairCount();
     m_stats.ropeRounds = e.ropes.rounds();

@@ -2,7 +2,7 @@
 bulletgpu_add_test(narrow_test
   SOURCES kernels/narrow_predicates_test.cpp kernels/narrow_phase_test.cpp kernels/narrow_front_test.cpp
           kernels/narrow_obb_test.cpp kernels/narrow_data_test.cpp kernels/narrow_ccd_test.cpp
-          kernels/narrow_ccd_frame_test.cpp kernels/narrow_ccd_frames_data_test.cpp
+          kernels/narrow_ccd_frame_test.cpp kernels/narrow_ccd_frames_data_test.cpp kernels/narrow_link_ccd_test.cpp
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
 # The contact query (issue 33): its own executable, so that the oracle's all-pairs loops build
 # apart from the rest.

@@ -3,6 +3,7 @@
 // (bulletgpu::SoftBodySolver, ropes as sphere chains): a rope dropped into a heap keeps its
 // non-neighbour nodes the thickness apart, where Bullet's default solver lets them meet.
 #include "bullet_adapter/soft_rope_chains.h"
+#include "kernels/narrow/ccd/ccd_queries.h"
 #include "support/cloth_scene.h"
 
 #include <bulletgpu/SoftBodySolver.h>
@@ -50,6 +51,45 @@ btSoftBody* addStandingRope(ClothWorld& world) {
     return world.addRope(btVector3(0, 0.5, 0), btVector3(0.3, 6.5, 0.1), 121, 0, 0.05f);
 }
 
+/// The node positions of `rope`.
+std::vector<bulletgpu::Vec3d> positionsOf(const btSoftBody& rope) {
+    std::vector<bulletgpu::Vec3d> x;
+    for (int i = 0; i < rope.m_nodes.size(); ++i) {
+        const btVector3& p = rope.m_nodes[i].m_x;
+        x.push_back(bulletgpu::Vec3d{{double(p.x()), double(p.y()), double(p.z())}});
+    }
+    return x;
+}
+
+/// Pairs of links (i, i + 1) and (j, j + 1), j > i + 1, that touch at some time of the step from
+/// `start` to `end`, every node moving linearly: the edge-edge CCD query at eta = 0, on the pairs
+/// whose swept boxes overlap. A link passing through another has to touch it.
+int touchingLinks(const std::vector<bulletgpu::Vec3d>& start, const std::vector<bulletgpu::Vec3d>& end) {
+    const std::size_t links = start.size() - 1;
+    std::vector<bulletgpu::Vec3d> lo(links), hi(links);
+    for (std::size_t i = 0; i < links; ++i) {
+        for (int k = 0; k < 3; ++k) {
+            const double c[4] = {start[i].v[k], start[i + 1].v[k], end[i].v[k], end[i + 1].v[k]};
+            lo[i].v[k] = *std::min_element(c, c + 4);
+            hi[i].v[k] = *std::max_element(c, c + 4);
+        }
+    }
+    int touching = 0;
+    for (std::size_t i = 0; i < links; ++i) {
+        for (std::size_t j = i + 2; j < links; ++j) {
+            bool apart = false;
+            for (int k = 0; k < 3; ++k) apart = apart || lo[i].v[k] > hi[j].v[k] || lo[j].v[k] > hi[i].v[k];
+            if (apart) continue;
+            const bulletgpu::Vec3d x0[4] = {start[i], start[i + 1], start[j], start[j + 1]};
+            const bulletgpu::Vec3d x1[4] = {end[i], end[i + 1], end[j], end[j + 1]};
+            bulletgpu::CcdResult result;
+            bulletgpu::edgeEdgeCcd(x0, x1, 0.0, bulletgpu::CcdOptions{}, result);
+            touching += result.hit ? 1 : 0;
+        }
+    }
+    return touching;
+}
+
 /// Steps `world` `steps` times at 60 Hz and returns the least closestNonNeighbours after a step.
 double closestOverRun(ClothWorld& world, const btSoftBody& rope, int steps) {
     double closest = HUGE_VAL;
@@ -79,6 +119,44 @@ TEST_CASE("A rope falling into a heap keeps its non-neighbour nodes the thicknes
     CHECK(ours.stats().ropePairs > 0);
     // It lies on the ground in a heap a few thicknesses high.
     CHECK(rope->m_bounds[1].y() < 0.5);
+}
+
+TEST_CASE("No link of a rope falling into a heap passes through another between steps", "[soft][rope]") {
+    // Each step's motion of the nodes, taken as linear, is checked with the edge-edge CCD query:
+    // no two non-adjacent links may touch during any step.
+    std::uint64_t impacts = 0, frozen = 0;
+    const auto run = [&](ClothWorld& world, const SoftBodySolver* ours) {
+        btSoftBody* rope = addStandingRope(world);
+        int touching = 0;
+        for (int step = 0; step < 600; ++step) {
+            const std::vector<bulletgpu::Vec3d> start = positionsOf(*rope);
+            world.world().stepSimulation(btScalar(1) / 60, 0);
+            touching += touchingLinks(start, positionsOf(*rope));
+            if (ours != nullptr) {
+                impacts += ours->stats().impacts;
+                frozen += ours->stats().frozenNodes;
+            }
+        }
+        return touching;
+    };
+    ClothWorld control(nullptr);
+    const int bullet = run(control, nullptr);
+    INFO("Bullet's default solver: link pairs that touched during a step " << bullet);
+    CHECK(bullet > 0);
+
+    SoftCollisionConfig config;
+    config.threads = 1;
+    config.ropeContinuous = true;
+    auto solver = std::make_unique<SoftBodySolver>(config);
+    const SoftBodySolver& ours = *solver;
+    ClothWorld world(std::move(solver));
+    CHECK(run(world, &ours) == 0);
+    // The continuous stage did the work: without it, links of this heap touch.
+    INFO("link impacts " << impacts << ", nodes put back " << frozen);
+    CHECK(impacts > 0);
+    CHECK(frozen > 0);
+    ClothWorld withoutCcd(makeSolver()); // ropeContinuous off, the default
+    CHECK(run(withoutCcd, nullptr) > 0);
 }
 
 TEST_CASE("A rope falling across another keeps the thickness from it", "[soft][rope]") {

@@ -38,9 +38,15 @@ struct SoftCollisionConfig {
     /// Most rounds of rope contact search and projection a step (each round searches anew; they
     /// stop once every pair keeps its distance).
     int ropeRounds = 8;
-    /// Whether the continuous stage runs: CCD from the step's start to its end, impacts
-    /// projected, then the failsafe that puts impacting nodes back where they started.
+    /// Whether the continuous stage of cloths runs: CCD from the step's start to its end,
+    /// impacts projected, then the failsafe that puts impacting nodes back where they started.
     bool continuous = true;
+    /// Whether the continuous stage of ropes runs: the link CCD over the step (every pair of
+    /// links that would meet), with the same failsafe, so that no link passes through another.
+    /// Off by default: on ten coiled ropes of 10,000 nodes it costs about 100 ms a step and,
+    /// while they pile up, seconds (docs/soft-self-collision.md); the projection alone keeps the
+    /// nodes apart but lets a stretched link pass through another now and then.
+    bool ropeContinuous = false;
     /// Separation the CCD query keeps, as a fraction of the thickness.
     double ccdEtaFraction = 0.01;
     /// Skip the CCD query of a cloth's step when the contact query already proves it clear: no
@@ -58,11 +64,12 @@ struct SoftCollisionConfig {
 struct SoftCollisionStats {
     std::uint32_t cloths = 0;          ///< Cloths whose self-collision ran.
     std::uint64_t contactPairs = 0;    ///< Vertex-face and edge-edge pairs within the thickness.
-    std::uint64_t impacts = 0;         ///< CCD impacts left after the discrete projection.
+    std::uint64_t impacts = 0;         ///< CCD impacts left after the discrete projection (cloth features, rope links).
     std::uint64_t ccdQueries = 0;      ///< CCD queries run.
     std::uint32_t ccdSkips = 0;        ///< Cloths whose step was proven clear without a CCD query.
     std::uint64_t frozenNodes = 0;     ///< Nodes put back at their start position by the failsafe.
     std::uint32_t revertedCloths = 0;  ///< Cloths put back whole at their start.
+    std::uint32_t revertedRopes = 0;   ///< Ropes put back whole at their start.
     std::uint32_t ropes = 0;           ///< Ropes on the sphere chains.
     std::uint64_t ropePairs = 0;       ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
     std::uint32_t ropeRounds = 0;      ///< Rope rounds of projection.
@@ -92,7 +99,8 @@ struct SoftMeshStats {
 /// creates no intersection: a cloth free of intersecting non-adjacent triangles at the start of a
 /// step is free of them at its end (see bullet_adapter/self_collision_response.h). Ropes are
 /// sphere chains whose touching non-neighbour nodes, within a rope and between ropes, are
-/// projected to the thickness apart (bullet_adapter/soft_rope_chains.h; no continuous stage).
+/// projected to the thickness apart, then kept from passing through each other by the link
+/// CCD of the continuous stage (bullet_adapter/soft_rope_chains.h).
 class SoftBodySolver : public btDefaultSoftBodySolver {
 public:
     /// A solver with `config`. Throws std::invalid_argument on a bad config, std::runtime_error

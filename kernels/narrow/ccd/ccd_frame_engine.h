@@ -8,14 +8,14 @@
 #include <string>
 
 /// The device side of CcdFrameQuery (ccd_frame_query.h): the host prepares each mesh (positions,
-/// features, swept bounds, tree) as on the CPU, and an engine behind this interface runs the
-/// rest of the query on a device.
+/// features, swept triangle boxes, tree) as on the CPU, and an engine behind this interface runs
+/// the rest of the query on a device, the features' swept bounds first.
 
 namespace bulletgpu::detail {
 
 /// One mesh as the host prepared it: host arrays, read during CcdDeviceEngine::run only.
 struct CcdPreparedSide {
-    CcdMeshView mesh;               ///< Positions, triangles, features and swept bounds.
+    CcdMeshView mesh;               ///< Positions, triangles and features (no swept bounds).
     std::uint32_t vertexCount;      ///< Vertices (x0, x1, vertexBounds).
     std::uint32_t edgeCount;        ///< Edges (edges holds two indices each, edgeBounds one bound).
     std::uint32_t triangleCount;    ///< Triangles (indices and triangleEdges three each; owned, faceBounds).

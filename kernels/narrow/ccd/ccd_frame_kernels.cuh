@@ -33,6 +33,25 @@ __device__ __forceinline__ void addAcrossWarp(std::uint64_t value, unsigned long
     if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, static_cast<unsigned long long>(value));
 }
 
+/// The swept bounds of every feature of `mesh` (sweptBoundsOf): item i < vertexCount is vertex
+/// i, the next edgeCount items the edges, the rest the triangles.
+__global__ void __launch_bounds__(cBlockSize)
+    computeSweptBounds(CcdMeshView mesh, std::uint32_t vertexCount, std::uint32_t edgeCount,
+                       std::uint32_t triangleCount, double eta, CcdOptions options, SweptBounds* vertexBounds,
+                       SweptBounds* edgeBounds, SweptBounds* faceBounds) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < vertexCount) {
+        const auto vertex = static_cast<std::uint32_t>(i);
+        vertexBounds[i] = sweptBoundsOf(mesh, &vertex, 1, eta, options);
+    } else if (i < vertexCount + static_cast<std::uint64_t>(edgeCount)) {
+        const std::uint64_t e = i - vertexCount;
+        edgeBounds[e] = sweptBoundsOf(mesh, mesh.edges + 2 * e, 2, eta, options);
+    } else if (i < vertexCount + static_cast<std::uint64_t>(edgeCount) + triangleCount) {
+        const std::uint64_t t = i - vertexCount - edgeCount;
+        faceBounds[t] = sweptBoundsOf(mesh, mesh.indices + 3 * t, 3, eta, options);
+    }
+}
+
 /// A walk sink that writes the overlapping leaf pairs from a given position.
 struct LeafPairWriter {
     FrontEntry* next; ///< Next pair goes here.

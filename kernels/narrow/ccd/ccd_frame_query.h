@@ -38,9 +38,10 @@
 /// triangle take part. Impacts are sorted by (kind, a, b), so the result does not depend on the
 /// threads.
 ///
-/// On Backend::Cuda the boxes, features and trees are built on the host as above, then the tree
-/// walk, expansion, filters, exact tests and sort run on the device with the same per-element
-/// functions (ccd_frame_engine.h): the same impacts, times and counts, bit for bit.
+/// On Backend::Cuda the triangle boxes, features and trees are built on the host as above, then
+/// the features' swept bounds, tree walk, expansion, filters, exact tests and sort run on the
+/// device with the same per-element functions (ccd_frame_engine.h): the same impacts, times and
+/// counts, bit for bit.
 
 namespace bulletgpu {
 
@@ -87,9 +88,9 @@ struct CcdFrameCounts {
     std::uint64_t undecided = 0;      ///< Of the hits, undecided ones.
     std::uint64_t iterations = 0;     ///< Parameter boxes the exact tests examined.
     std::uint64_t rootRejections = 0; ///< Exact tests that ruled their pair out on the first box.
-    double boxMs = 0;                 ///< Swept boxes, features and tree builds.
+    double boxMs = 0;                 ///< Swept boxes, features and tree builds (host; on CUDA, no feature bounds).
     double uploadMs = 0;              ///< Copies of the meshes and trees to the device (CUDA only).
-    double traverseMs = 0;            ///< Tree walk for triangle pairs.
+    double traverseMs = 0;            ///< Tree walk for triangle pairs (on CUDA, the feature bounds first).
     double expandMs = 0;              ///< Expansion into feature pairs and their filter.
     double exactMs = 0;               ///< Exact tests, the sort of impacts (and their copy back on CUDA).
 };
@@ -153,7 +154,8 @@ private:
         std::uint64_t rootRejections = 0;       ///< Its exact tests that ended on the first box.
     };
 
-    /// Copies `mesh` into side `s`, builds its features (when the indices changed), boxes and tree.
+    /// Copies `mesh` into side `s`, builds its features (when the indices changed), their swept
+    /// bounds (on the CPU backend), boxes and tree.
     void prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& options);
     /// The candidate stage's view of side `s`.
     CcdMeshView viewOf(int s) const;

@@ -84,13 +84,15 @@ void CcdFrameQuery::prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& o
         ++side.featuresRevision;
     }
     const std::vector<std::uint32_t>& edges = side.features.edges;
-    side.vertexBounds.resize(mesh.vertexCount);
-    side.edgeBounds.resize(edges.size() / 2);
-    side.faceBounds.resize(mesh.triangleCount);
+    // The device engine computes the features' swept bounds itself.
+    const bool featureBounds = !m_device;
+    side.vertexBounds.resize(featureBounds ? mesh.vertexCount : 0);
+    side.edgeBounds.resize(featureBounds ? edges.size() / 2 : 0);
+    side.faceBounds.resize(featureBounds ? mesh.triangleCount : 0);
     side.boxes.resize(mesh.triangleCount);
     const CcdMeshView view = viewOf(s);
-    const auto vertices = static_cast<std::int64_t>(mesh.vertexCount);
-    const auto edgeCount = static_cast<std::int64_t>(edges.size() / 2);
+    const auto vertices = static_cast<std::int64_t>(side.vertexBounds.size());
+    const auto edgeCount = static_cast<std::int64_t>(side.edgeBounds.size());
     const auto count = static_cast<std::int64_t>(mesh.triangleCount);
     const double eta = options.eta;
     const CcdOptions& exact = options.exact;
@@ -107,7 +109,7 @@ void CcdFrameQuery::prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& o
         }
 #pragma omp for schedule(static)
         for (std::int64_t t = 0; t < count; ++t) {
-            side.faceBounds[t] = sweptBoundsOf(view, mesh.indices + 3 * t, 3, eta, exact);
+            if (featureBounds) side.faceBounds[t] = sweptBoundsOf(view, mesh.indices + 3 * t, 3, eta, exact);
             side.boxes[t] = sweptTriangleBox(view, static_cast<std::uint32_t>(t), eta, exact);
         }
     }

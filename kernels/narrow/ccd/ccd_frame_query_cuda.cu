@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Zlib
-// The CUDA engine of the whole-frame CCD query: uploads what the host prepared (positions,
-// swept bounds and trees every query; features when they changed) through pinned staging, then
-// walks the trees, expands and filters, runs the exact tests and sorts the impacts on the device
-// (ccd_frame_kernels.cuh), and copies back only the impacts and counters.
+// The CUDA engine of the whole-frame CCD query: uploads what the host prepared (positions and
+// trees every query; features when they changed) through pinned staging, then computes the
+// features' swept bounds, walks the trees, expands and filters, runs the exact tests and sorts
+// the impacts on the device (ccd_frame_kernels.cuh), and copies back only the impacts and
+// counters.
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/cuda_resources.cuh"
@@ -84,6 +85,8 @@ private:
     }
     /// Queues the copies of side `s`: every per-query array, and the features when they changed.
     void queueSide(const CcdPreparedSide& in, DeviceSide& side);
+    /// Computes the swept bounds of side `s`'s features (after its upload).
+    void computeBounds(const CcdPreparedSide& in, DeviceSide& side, const CcdFrameOptions& options);
     /// Copies every queued array through the pinned staging buffer and waits.
     void flushUploads();
     /// The device view of a side.
@@ -129,9 +132,6 @@ void CcdEngineCuda::queueSide(const CcdPreparedSide& in, DeviceSide& side) {
     const CcdMeshView& mesh = in.mesh;
     queueUpload(mesh.x0, in.vertexCount, side.x0);
     queueUpload(mesh.x1, in.vertexCount, side.x1);
-    queueUpload(mesh.vertexBounds, in.vertexCount, side.vertexBounds);
-    queueUpload(mesh.edgeBounds, in.edgeCount, side.edgeBounds);
-    queueUpload(mesh.faceBounds, in.triangleCount, side.faceBounds);
     queueUpload(in.nodes, in.nodeCount, side.nodes);
     queueUpload(in.escape, in.nodeCount, side.escape);
     queueUpload(in.leaves, in.leafCount, side.leaves);
@@ -141,6 +141,17 @@ void CcdEngineCuda::queueSide(const CcdPreparedSide& in, DeviceSide& side) {
     queueUpload(mesh.triangleEdges, 3ull * in.triangleCount, side.triangleEdges);
     queueUpload(mesh.owned, in.triangleCount, side.owned);
     side.featuresRevision = in.featuresRevision;
+}
+
+void CcdEngineCuda::computeBounds(const CcdPreparedSide& in, DeviceSide& side, const CcdFrameOptions& options) {
+    const cudaStream_t stream = m_stream.get();
+    side.vertexBounds.reserve(in.vertexCount, stream);
+    side.edgeBounds.reserve(in.edgeCount, stream);
+    side.faceBounds.reserve(in.triangleCount, stream);
+    const std::uint64_t items = static_cast<std::uint64_t>(in.vertexCount) + in.edgeCount + in.triangleCount;
+    launchPerItem(stream, items, kernels::computeSweptBounds, meshViewOf(side), in.vertexCount, in.edgeCount,
+                  in.triangleCount, options.eta, options.exact, side.vertexBounds.data(), side.edgeBounds.data(),
+                  side.faceBounds.data());
 }
 
 void CcdEngineCuda::flushUploads() {
@@ -239,12 +250,15 @@ void CcdEngineCuda::runQuery(const CcdPreparedSide* sides, bool self, const CcdF
     queueSide(inA, m_sides[0]);
     if (!self) queueSide(inB, m_sides[1]);
     flushUploads();
-    const DeviceSide& sideA = m_sides[0];
-    const DeviceSide& sideB = m_sides[self ? 0 : 1];
     counts.uploadMs = millisecondsSince(start);
 
-    // Triangle pairs whose grown swept boxes overlap: the leaf walk of every leaf of A.
+    // The features' swept bounds, then the triangle pairs whose grown swept boxes overlap: the
+    // leaf walk of every leaf of A.
     start = Clock::now();
+    computeBounds(inA, m_sides[0], options);
+    if (!self) computeBounds(inB, m_sides[1], options);
+    const DeviceSide& sideA = m_sides[0];
+    const DeviceSide& sideB = m_sides[self ? 0 : 1];
     const FrontTree treeA = treeOf(sideA, inA), treeB = treeOf(sideB, inB);
     m_leafCounts.reserve(inA.leafCount, stream);
     m_leafOffsets.reserve(inA.leafCount + 1ull, stream);

@@ -234,14 +234,13 @@ int main(int argc, char** argv) {
     std::vector<std::string> sideBySide, cudaRows;
     std::printf("CPU: %s, %u hardware threads; %d threads, %d steady runs per scene, eta = 0\n", cpuModel().c_str(),
                 std::thread::hardware_concurrency(), threads, runs);
-    std::printf(
-        "| scene | prefilters | triangles | triangle pairs | feature pairs | first-box culled | plane-separated | "
-        "exact tests | root "
-        "rejections | "
-        "boxes examined | "
-        "impacts | undecided | earliest toi "
-        "| first ms | median ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (onCpu) {
+        std::printf(
+            "| scene | prefilters | triangles | triangle pairs | feature pairs | first-box culled | plane-separated | "
+            "exact tests | root rejections | boxes examined | impacts | undecided | earliest toi | first ms | median "
+            "ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    }
     for (const Scene& scene : {Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                                Scene{"cloth-funnel", {"227", "228"}}, Scene{"rod-twist", {"3036", "3037"}}}) {
         if (!selected(scenes, scene.name)) continue;

@@ -269,7 +269,7 @@ TEST_CASE("CUDA CCD frame query equals the CPU on named cases", "[cuda][ccd]") {
     }
 }
 
-TEST_CASE("CUDA CCD frame query equals the CPU on the ccd-frames scenes", "[cuda][ccd][data]") {
+TEST_CASE("CUDA CCD frame query equals the CPU on the ccd-frames scenes", "[cuda][ccd][data][large]") {
     if (!cudaDeviceOrSkip()) return;
     struct Scene {
         const char* name;      ///< Folder under ccd-frames.

@@ -201,7 +201,7 @@ TEST_CASE("CUDA CCD frame query equals the CPU on random scenes", "[cuda][ccd]")
         impacts += result.impacts.size();
         exactTests += result.counts.exactTests;
         // The same positions again: the kept features and buffers give the same result.
-        twins.run(a, self ? nullptr : &b, optionsWith(eta));
+        if (scene % 4 == 0) twins.run(a, self ? nullptr : &b, optionsWith(eta));
     }
     CHECK(impacts > 0);
     CHECK(exactTests > impacts);

@@ -141,7 +141,7 @@ private:
         std::vector<std::uint32_t> indices;                            ///< The indices the features were built for.
         MeshFeatures features;                                         ///< Edges and ownership.
         std::uint64_t featuresRevision = 0;                            ///< Counts the builds of `features`.
-        std::vector<SweptBounds> vertexBounds, edgeBounds, faceBounds; ///< Swept bounds of each feature.
+        std::vector<SweptBounds> vertexBounds, edgeBounds, faceBounds; ///< Swept bounds of each feature (CPU only).
         std::vector<FloatBox> boxes;                                   ///< Grown swept triangle boxes.
         Lbvh tree;                                                     ///< Tree over them.
     };

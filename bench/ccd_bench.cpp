@@ -10,9 +10,14 @@
 // soft-body CCD of btDeformableBodySolver; Bullet's btScalar, not conservative) and vertexFaceCcd,
 // both on the same threads over the same vertex-face candidates of our culling, with their hits.
 //
-// Usage: bulletgpu-bench-ccd [data dir] [runs] [threads] [scenes, comma-separated]
+// When a CUDA device is usable, the same query on Backend::Cuda (boxes and trees on the host
+// threads, the rest on the device): first and median ms per frame with the stages, and whether
+// its impacts equal the CPU's.
+//
+// Usage: bulletgpu-bench-ccd [data dir] [runs] [threads] [scenes, comma-separated] [backends: cpu,cuda]
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/ccd/ccd_frame_query.h"
 #include "tests/support/ply_mesh.h"
@@ -23,6 +28,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -39,12 +45,13 @@ struct Scene {
 
 /// Steady-run times of one setting: the whole query and its stages.
 struct Samples {
-    std::vector<double> total, boxes, walk, expand, exact;
+    std::vector<double> total, boxes, upload, walk, expand, exact;
 
     /// Adds one run.
     void add(double ms, const CcdFrameCounts& c) {
         total.push_back(ms);
         boxes.push_back(c.boxMs);
+        upload.push_back(c.uploadMs);
         walk.push_back(c.traverseMs);
         expand.push_back(c.expandMs);
         exact.push_back(c.exactMs);
@@ -154,6 +161,65 @@ std::string compareBernstein(const char* name, const CcdMesh& mesh, const CcdFra
     return row;
 }
 
+/// The same impacts (pairs, times bit for bit, flags) and earliest time.
+bool sameImpacts(const CcdFrameResult& x, const CcdFrameResult& y) {
+    if (x.impacts.size() != y.impacts.size()) return false;
+    if (std::memcmp(&x.earliestToi, &y.earliestToi, sizeof(double)) != 0) return false;
+    for (std::size_t i = 0; i < x.impacts.size(); ++i) {
+        const CcdImpact& a = x.impacts[i];
+        const CcdImpact& b = y.impacts[i];
+        if (a.pair.kind != b.pair.kind || a.pair.a != b.pair.a || a.pair.b != b.pair.b ||
+            std::memcmp(&a.toi, &b.toi, sizeof(double)) != 0 || a.undecided != b.undecided) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/// The query on Backend::Cuda: a fresh query timed first, then `runs` steady runs with the
+/// prefilters on and off in turn; table rows, with whether the impacts equal `cpu` (the CPU's,
+/// prefilters on; null: not run).
+std::string benchCuda(const char* name, const CcdMesh& mesh, const CcdFrameResult* cpu, int runs, int threads) {
+    CcdFrameOptions options;
+    options.threads = threads;
+    CcdFrameResult result;
+    Clock::time_point start = Clock::now();
+    CcdFrameQuery query(Backend::Cuda);
+    query.runSelf(mesh, options, result);
+    const double firstMs = millisecondsSince(start);
+    const char* same = cpu == nullptr ? "-" : (sameImpacts(*cpu, result) ? "yes" : "NO");
+    Samples samples[2];
+    CcdFrameCounts counts[2];
+    double earliest[2] = {HUGE_VAL, HUGE_VAL};
+    for (int r = 0; r < runs; ++r) {
+        for (int filter = 1; filter >= 0; --filter) {
+            options.prefilter = filter == 1;
+            start = Clock::now();
+            query.runSelf(mesh, options, result);
+            samples[filter].add(millisecondsSince(start), result.counts);
+            counts[filter] = result.counts;
+            earliest[filter] = result.earliestToi;
+        }
+    }
+    std::string rows;
+    for (int filter = 1; filter >= 0; --filter) {
+        const CcdFrameCounts& c = counts[filter];
+        const Samples& t = samples[filter];
+        char row[512];
+        std::snprintf(row, sizeof(row),
+                      "| %s | %s | %llu | %llu | %llu | %llu | %llu | %.3g | %s | %.2f | %.2f | %.2f | %.2f | %.2f | "
+                      "%.2f | %.2f |\n",
+                      name, filter == 1 ? "on" : "off", static_cast<unsigned long long>(c.trianglePairs),
+                      static_cast<unsigned long long>(c.featurePairs), static_cast<unsigned long long>(c.exactTests),
+                      static_cast<unsigned long long>(c.iterations), static_cast<unsigned long long>(c.impacts),
+                      earliest[filter], filter == 1 ? same : "-", filter == 1 ? firstMs : 0.0, bench::median(t.total),
+                      bench::median(t.boxes), bench::median(t.upload), bench::median(t.walk), bench::median(t.expand),
+                      bench::median(t.exact));
+        rows += row;
+    }
+    return rows;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
@@ -161,17 +227,20 @@ int main(int argc, char** argv) {
     const int runs = argc > 2 ? std::atoi(argv[2]) : 7;
     const int threads = argc > 3 ? std::atoi(argv[3]) : 2;
     const std::string scenes = argc > 4 ? argv[4] : "";
-    std::vector<std::string> sideBySide;
+    const std::string backends = argc > 5 ? argv[5] : "cpu,cuda";
+    const bool onCpu = selected(backends, "cpu");
+    const CudaDeviceProbe device = probeCudaDevice(0);
+    const bool onCuda = selected(backends, "cuda") && device.usable;
+    std::vector<std::string> sideBySide, cudaRows;
     std::printf("CPU: %s, %u hardware threads; %d threads, %d steady runs per scene, eta = 0\n", cpuModel().c_str(),
                 std::thread::hardware_concurrency(), threads, runs);
-    std::printf(
-        "| scene | prefilters | triangles | triangle pairs | feature pairs | first-box culled | plane-separated | "
-        "exact tests | root "
-        "rejections | "
-        "boxes examined | "
-        "impacts | undecided | earliest toi "
-        "| first ms | median ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n");
-    std::printf("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    if (onCpu) {
+        std::printf(
+            "| scene | prefilters | triangles | triangle pairs | feature pairs | first-box culled | plane-separated | "
+            "exact tests | root rejections | boxes examined | impacts | undecided | earliest toi | first ms | median "
+            "ms | boxes+trees | walk | expand+filter | exact+sort | load before | load after |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    }
     for (const Scene& scene : {Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
                                Scene{"cloth-funnel", {"227", "228"}}, Scene{"rod-twist", {"3036", "3037"}}}) {
         if (!selected(scenes, scene.name)) continue;
@@ -188,6 +257,10 @@ int main(int argc, char** argv) {
                            static_cast<std::uint32_t>(frames[0].indices.size() / 3)};
         CcdFrameOptions options;
         options.threads = threads;
+        if (!onCpu) {
+            if (onCuda) cudaRows.push_back(benchCuda(scene.name, mesh, nullptr, runs, threads));
+            continue;
+        }
         const std::string loadBefore = loadAverages();
         CcdFrameResult result;
         Clock::time_point start = Clock::now();
@@ -231,8 +304,20 @@ int main(int argc, char** argv) {
         // The vertex-face side by side reads the candidates of the default query (prefilters on).
         options.prefilter = true;
         query.runSelf(mesh, options, result);
+        if (onCuda) cudaRows.push_back(benchCuda(scene.name, mesh, &result, runs, threads));
         sideBySide.push_back(compareBernstein(scene.name, mesh, query, threads, runs));
     }
+    if (onCuda) {
+        std::printf("\nCUDA on %s (boxes and trees on %d host threads), median ms per frame:\n"
+                    "| scene | prefilters | triangle pairs | feature pairs | exact tests | boxes examined | impacts | "
+                    "earliest toi | same as CPU | first ms | median ms | boxes+trees | upload | walk | expand+filter | "
+                    "exact+sort+copy |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                    device.name.c_str(), threads);
+        for (const std::string& row : cudaRows) std::printf("%s", row.c_str());
+    } else {
+        std::printf("\nCUDA: not run (%s)\n", device.usable ? "not selected" : device.reason.c_str());
+    }
+    if (!onCpu) return 0;
     std::printf(
         "\nVertex-face candidates only, %d threads, median ms:\n| scene | vertex-face pairs | vertexFaceCcd ms | "
         "hits | bernsteinCCD ms | hits | ours only | Bullet only | load before | load after |\n"

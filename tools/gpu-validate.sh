@@ -4,7 +4,8 @@
 #   2. the plugin's CUDA cases (mesh manifolds, soft bodies, the narrow backend choice) and the
 #      plugin and world tests with BULLETGPU_BACKEND=cuda, so every Auto backend runs on the GPU;
 #   3. the four benchmarks that have GPU columns, as JSON (the narrow phase's on the ccd-frames
-#      meshes, among them Cloth Ball with fronts, the H100 target of 0.8 ms per frame);
+#      meshes, among them Cloth Ball with fronts, the H100 target of 0.8 ms per frame), and the
+#      whole-frame CCD's CUDA rows as a markdown table (issue 29: Cloth Ball in 5 ms);
 #   4. compute-sanitizer memcheck and racecheck over the CUDA tests.
 #
 #   bash tools/gpu-validate.sh BIN_DIR OUT_DIR [STEPS]
@@ -57,6 +58,8 @@ if [[ $steps == *,bench,* ]]; then
     --sizes 10000,100000,1000000 --json "$out/partition.json"
   step "bench narrow" 240 "$out/bench-narrow.log" "$(find_exe bulletgpu-bench-narrow)" \
     "${BULLETGPU_DATA_DIR:-../shared/data}" 3 "$out/narrow.json" cloth-ball,cloth-funnel,rod-twist
+  step "bench ccd (cuda)" 120 "$out/bench-ccd.log" "$(find_exe bulletgpu-bench-ccd)" \
+    "${BULLETGPU_DATA_DIR:-../shared/data}" 5 "$(nproc)" "" cuda
 fi
 
 if [[ $steps == *,sanitize,* ]]; then

@@ -6,7 +6,11 @@
 #include "kernels/narrow/hierarchy/lbvh.h"
 #include "kernels/narrow/traversal/bvtt_front.h"
 
+#include <bulletgpu/Backend.h>
+
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 /// Whole-frame continuous collision detection of triangle meshes on the CPU (issue 29): the
@@ -33,8 +37,17 @@
 /// limit, queue capacity) of pairs beyond the margin are not kept. Only vertices used by a
 /// triangle take part. Impacts are sorted by (kind, a, b), so the result does not depend on the
 /// threads.
+///
+/// On Backend::Cuda the triangle boxes, features and trees are built on the host as above, then
+/// the features' swept bounds, tree walk, expansion, filters, exact tests and sort run on the
+/// device with the same per-element functions (ccd_frame_engine.h): the same impacts, times and
+/// counts, bit for bit.
 
 namespace bulletgpu {
+
+namespace detail {
+class CcdDeviceEngine;
+} // namespace detail
 
 /// One mesh at the two ends of the step.
 struct CcdMesh {
@@ -75,10 +88,11 @@ struct CcdFrameCounts {
     std::uint64_t undecided = 0;      ///< Of the hits, undecided ones.
     std::uint64_t iterations = 0;     ///< Parameter boxes the exact tests examined.
     std::uint64_t rootRejections = 0; ///< Exact tests that ruled their pair out on the first box.
-    double boxMs = 0;                 ///< Swept boxes, features and tree builds.
-    double traverseMs = 0;            ///< Tree walk for triangle pairs.
+    double boxMs = 0;                 ///< Swept boxes, features and tree builds (host; on CUDA, no feature bounds).
+    double uploadMs = 0;              ///< Copies of the meshes and trees to the device (CUDA only).
+    double traverseMs = 0;            ///< Tree walk for triangle pairs (on CUDA, the feature bounds first).
     double expandMs = 0;              ///< Expansion into feature pairs and their filter.
-    double exactMs = 0;               ///< Exact tests and the sort of impacts.
+    double exactMs = 0;               ///< Exact tests, the sort of impacts (and their copy back on CUDA).
 };
 
 /// The outcome of one query.
@@ -92,6 +106,19 @@ struct CcdFrameResult {
 /// Positions must be finite and at most 2^1000 in magnitude (std::invalid_argument otherwise).
 class CcdFrameQuery {
 public:
+    /// A query on `backend`: Cpu, Cuda on `device` (std::runtime_error, saying why, when it is
+    /// not usable) or Auto (Cuda on device 0 when usable, else Cpu).
+    explicit CcdFrameQuery(Backend backend = Backend::Cpu, int device = 0);
+    /// Releases the device engine, if any.
+    ~CcdFrameQuery();
+    /// Takes over another query's buffers and engine.
+    CcdFrameQuery(CcdFrameQuery&&) noexcept;
+    /// Takes over another query's buffers and engine.
+    CcdFrameQuery& operator=(CcdFrameQuery&&) noexcept;
+
+    /// The backend in use (Cpu or Cuda).
+    Backend backend() const { return m_device ? Backend::Cuda : Backend::Cpu; }
+
     /// Self CCD of one mesh: every pair of its features that share no vertex.
     void runSelf(const CcdMesh& mesh, const CcdFrameOptions& options, CcdFrameResult& out);
 
@@ -99,7 +126,8 @@ public:
     /// vertices and A's edges against B's.
     void runPair(const CcdMesh& a, const CcdMesh& b, const CcdFrameOptions& options, CcdFrameResult& out);
 
-    /// The feature pairs given to the exact tests by the last query, in traversal order.
+    /// The feature pairs given to the exact tests by the last query, in traversal order (CPU
+    /// backend; empty on CUDA, whose candidates stay on the device).
     const std::vector<CcdFeaturePair>& candidates() const { return m_candidates; }
 
     /// The edges (two vertex indices, lower first, ascending) of the last query's mesh A or B,
@@ -112,7 +140,8 @@ private:
         std::vector<Vec3d> x0, x1;                                     ///< Positions at t = 0 and t = 1.
         std::vector<std::uint32_t> indices;                            ///< The indices the features were built for.
         MeshFeatures features;                                         ///< Edges and ownership.
-        std::vector<SweptBounds> vertexBounds, edgeBounds, faceBounds; ///< Swept bounds of each feature.
+        std::uint64_t featuresRevision = 0;                            ///< Counts the builds of `features`.
+        std::vector<SweptBounds> vertexBounds, edgeBounds, faceBounds; ///< Swept bounds of each feature (CPU only).
         std::vector<FloatBox> boxes;                                   ///< Grown swept triangle boxes.
         Lbvh tree;                                                     ///< Tree over them.
     };
@@ -125,20 +154,25 @@ private:
         std::uint64_t rootRejections = 0;       ///< Its exact tests that ended on the first box.
     };
 
-    /// Copies `mesh` into side `s`, builds its features (when the indices changed), boxes and tree.
+    /// Copies `mesh` into side `s`, builds its features (when the indices changed), their swept
+    /// bounds (on the CPU backend), boxes and tree.
     void prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& options);
     /// The candidate stage's view of side `s`.
     CcdMeshView viewOf(int s) const;
     /// The tree walk's view of side `s`.
     MeshView treeViewOf(int s) const;
-    /// Walks the trees, expands and filters, runs the exact tests and sorts.
+    /// Walks the trees, expands and filters, runs the exact tests and sorts (on the device
+    /// engine when there is one).
     void run(bool self, const CcdFrameOptions& options, CcdFrameResult& out);
+    /// The host stages of run.
+    void runOnHost(bool self, const CcdFrameOptions& options, CcdFrameResult& out);
 
     Side m_sides[2];                                   ///< Mesh A, and mesh B of a pair query.
     FrontTraversal m_traversal;                        ///< The leaf walk for triangle pairs.
     BvttFront m_walkFront;                             ///< Its (unkept) front.
     std::vector<CcdFeaturePair> m_candidates;          ///< Pairs given to the exact tests.
     std::vector<CacheLinePadded<ThreadOut>> m_threads; ///< Per-thread outputs.
+    std::unique_ptr<detail::CcdDeviceEngine> m_device; ///< The CUDA engine, or null on the CPU.
 };
 
 } // namespace bulletgpu

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: Zlib
 // CcdFrameQuery on the host: swept boxes and trees per mesh, the leaf walk for triangle pairs,
-// then the per-element expansion and exact tests of ccd_candidate_ops.h on OpenMP threads.
+// then the per-element expansion and exact tests of ccd_candidate_ops.h on OpenMP threads, or
+// on the device engine (ccd_frame_engine.h).
 #include "kernels/narrow/ccd/ccd_frame_query.h"
 
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/narrow/ccd/ccd_frame_engine.h"
 
 #include <omp.h>
 
@@ -38,6 +41,15 @@ void copyPoints(const double* positions, std::uint32_t count, std::vector<Vec3d>
 
 } // namespace
 
+CcdFrameQuery::CcdFrameQuery(Backend backend, int device) {
+    if (backend == Backend::Auto) backend = probeCudaDevice(device).usable ? Backend::Cuda : Backend::Cpu;
+    if (backend == Backend::Cuda) m_device = detail::createCudaCcdEngine(device);
+}
+
+CcdFrameQuery::~CcdFrameQuery() = default;
+CcdFrameQuery::CcdFrameQuery(CcdFrameQuery&&) noexcept = default;
+CcdFrameQuery& CcdFrameQuery::operator=(CcdFrameQuery&&) noexcept = default;
+
 void CcdFrameQuery::runSelf(const CcdMesh& mesh, const CcdFrameOptions& options, CcdFrameResult& out) {
     const Clock::time_point start = Clock::now();
     prepare(0, mesh, options);
@@ -69,15 +81,18 @@ void CcdFrameQuery::prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& o
         side.features.owned.size() != mesh.triangleCount) {
         side.indices.assign(mesh.indices, mesh.indices + indexCount);
         buildMeshFeatures(mesh.indices, mesh.triangleCount, mesh.vertexCount, side.features);
+        ++side.featuresRevision;
     }
     const std::vector<std::uint32_t>& edges = side.features.edges;
-    side.vertexBounds.resize(mesh.vertexCount);
-    side.edgeBounds.resize(edges.size() / 2);
-    side.faceBounds.resize(mesh.triangleCount);
+    // The device engine computes the features' swept bounds itself.
+    const bool featureBounds = !m_device;
+    side.vertexBounds.resize(featureBounds ? mesh.vertexCount : 0);
+    side.edgeBounds.resize(featureBounds ? edges.size() / 2 : 0);
+    side.faceBounds.resize(featureBounds ? mesh.triangleCount : 0);
     side.boxes.resize(mesh.triangleCount);
     const CcdMeshView view = viewOf(s);
-    const auto vertices = static_cast<std::int64_t>(mesh.vertexCount);
-    const auto edgeCount = static_cast<std::int64_t>(edges.size() / 2);
+    const auto vertices = static_cast<std::int64_t>(side.vertexBounds.size());
+    const auto edgeCount = static_cast<std::int64_t>(side.edgeBounds.size());
     const auto count = static_cast<std::int64_t>(mesh.triangleCount);
     const double eta = options.eta;
     const CcdOptions& exact = options.exact;
@@ -94,7 +109,7 @@ void CcdFrameQuery::prepare(int s, const CcdMesh& mesh, const CcdFrameOptions& o
         }
 #pragma omp for schedule(static)
         for (std::int64_t t = 0; t < count; ++t) {
-            side.faceBounds[t] = sweptBoundsOf(view, mesh.indices + 3 * t, 3, eta, exact);
+            if (featureBounds) side.faceBounds[t] = sweptBoundsOf(view, mesh.indices + 3 * t, 3, eta, exact);
             side.boxes[t] = sweptTriangleBox(view, static_cast<std::uint32_t>(t), eta, exact);
         }
     }
@@ -127,6 +142,30 @@ MeshView CcdFrameQuery::treeViewOf(int s) const {
 }
 
 void CcdFrameQuery::run(bool self, const CcdFrameOptions& options, CcdFrameResult& out) {
+    if (!m_device) {
+        runOnHost(self, options, out);
+        return;
+    }
+    m_candidates.clear();
+    detail::CcdPreparedSide sides[2];
+    for (int s = 0; s < (self ? 1 : 2); ++s) {
+        const Side& side = m_sides[s];
+        const Lbvh& tree = side.tree;
+        sides[s] = detail::CcdPreparedSide{viewOf(s),
+                                           static_cast<std::uint32_t>(side.x0.size()),
+                                           static_cast<std::uint32_t>(side.features.edges.size() / 2),
+                                           static_cast<std::uint32_t>(side.indices.size() / 3),
+                                           tree.nodes().data(),
+                                           tree.escapes().data(),
+                                           tree.leafNodes().data(),
+                                           static_cast<std::uint32_t>(tree.nodes().size()),
+                                           tree.leafCount(),
+                                           side.featuresRevision};
+    }
+    m_device->run(sides, self, options, out);
+}
+
+void CcdFrameQuery::runOnHost(bool self, const CcdFrameOptions& options, CcdFrameResult& out) {
     const int sideB = self ? 0 : 1;
     const int threads = std::max(1, options.threads);
     CcdFrameCounts& counts = out.counts;

@@ -19,7 +19,7 @@ build=${1:?usage: gpu-pack.sh BUILD_DIR PACK_DIR [DATA_DIR]}
 pack=${2:?usage: gpu-pack.sh BUILD_DIR PACK_DIR [DATA_DIR]}
 data=${3:-../shared/data}
 executables=(tests/cuda_test tests/broadphase_test tests/world_test tests/mesh_dispatcher_test
-  tests/soft_self_collision_test tests/narrow_test
+  tests/soft_self_collision_test tests/soft_mesh_contact_test tests/narrow_test
   bench/bulletgpu-bench-chains bench/bulletgpu-bench-broadphase bench/bulletgpu-bench-partition
   bench/bulletgpu-bench-narrow bench/bulletgpu-bench-contact bench/bulletgpu-bench-distance
   bench/bulletgpu-bench-ccd bench/bulletgpu-bench-mesh bench/bulletgpu-bench-soft)

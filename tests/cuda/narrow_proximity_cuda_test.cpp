@@ -68,7 +68,10 @@ std::string firstMissing(const std::vector<ProximityContact>& x, const std::vect
 void requireSameContacts(const std::vector<ProximityContact>& cpu, const std::vector<ProximityContact>& cuda) {
     const bool same = cpu.size() == cuda.size() &&
                       (cpu.empty() || std::memcmp(cpu.data(), cuda.data(), cpu.size() * sizeof(ProximityContact)) == 0);
-    if (same) return;
+    if (same) {
+        SUCCEED("identical: " << cpu.size() << " contacts");
+        return;
+    }
     std::ostringstream report;
     report << "CPU " << cpu.size() << " contacts, CUDA " << cuda.size() << "\n";
     const std::size_t common = std::min(cpu.size(), cuda.size());
@@ -296,13 +299,14 @@ TEST_CASE("CUDA contact query equals the CPU on the ccd-frames meshes", "[cuda][
     const double edge = meanEdge(frames[0]);
     TwinSets sets;
     const std::uint32_t mesh = sets.add(frames[0]);
-    for (int step = 0; step < 3; ++step) {
-        if (step > 0) sets.setPositions(mesh, frames[step % 2]);
+    // The first query, then a refit to the next frame; welds excluded at the benchmark's 1%.
+    for (int step = 0; step < 2; ++step) {
+        if (step > 0) sets.setPositions(mesh, frames[1]);
         for (const double fraction : {0.0, 0.01, 0.05}) {
-            for (const bool welds : {false, true}) {
-                INFO(scene.name << " step " << step << ", " << fraction << " of the mean edge");
-                sets.runSelf(mesh, ProximityOptions{fraction * edge, welds});
-            }
+            INFO(scene.name << " step " << step << ", " << fraction << " of the mean edge");
+            sets.runSelf(mesh, ProximityOptions{fraction * edge, false});
         }
+        INFO(scene.name << " step " << step << ", welds excluded");
+        sets.runSelf(mesh, ProximityOptions{0.01 * edge, true});
     }
 }

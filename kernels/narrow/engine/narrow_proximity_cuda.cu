@@ -8,6 +8,7 @@
 
 #include "kernels/common/cuda_check.h"
 #include "kernels/common/launch.h"
+#include "kernels/common/stopwatch.h"
 #include "kernels/narrow/engine/proximity_kernels.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -28,8 +29,9 @@ template <typename T>
 void upload(DeviceBuffer<T>& to, const T* from, std::size_t count, cudaStream_t stream) {
     to.reserve(std::max<std::size_t>(count, 1), stream);
     // From pageable memory the call returns once the source is read.
-    if (count > 0)
+    if (count > 0) {
         BULLETGPU_CUDA_TRY(cudaMemcpyAsync(to.data(), from, count * sizeof(T), cudaMemcpyHostToDevice, stream));
+    }
 }
 
 } // namespace
@@ -40,13 +42,16 @@ void ProximityQueryCuda::clear() { m_meshes.clear(); }
 
 void ProximityQueryCuda::setFeatures(std::uint32_t mesh, const MeshFeatures& features, cudaStream_t stream) {
     MeshState& state = *m_meshes[mesh];
+    state.hasFeatures = false;
     upload(state.triangleEdges, features.triangleEdges.data(), features.triangleEdges.size(), stream);
     upload(state.owned, features.owned.data(), features.owned.size(), stream);
+    state.hasFeatures = true;
 }
 
 void ProximityQueryCuda::setWeld(std::uint32_t mesh, const std::vector<std::uint32_t>& weld, cudaStream_t stream) {
     MeshState& state = *m_meshes[mesh];
     if (state.hasWeld && state.uploadedWeld == weld) return;
+    state.hasWeld = false;
     upload(state.weld, weld.data(), weld.size(), stream);
     state.uploadedWeld = weld;
     state.hasWeld = true;
@@ -78,6 +83,9 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
     const MeshState& stateA = *m_meshes[a.mesh];
     const MeshState& stateB = *m_meshes[b.mesh];
     const bool welds = self && options.excludeWelded;
+    if (!stateA.hasFeatures || !stateB.hasFeatures) {
+        throw std::logic_error("bulletgpu: a contact query reads a mesh without features");
+    }
     if (welds && !stateA.hasWeld) throw std::logic_error("bulletgpu: a self contact query excluding welds has no weld");
 
     // The walk: candidates of each query leaf counted, scanned, written.
@@ -106,6 +114,7 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
                   m_candidates.data());
 
     // The per-candidate work, appending; run again into larger buffers when they overflowed.
+    const Clock::time_point testStart = Clock::now();
     const DeviceProximitySide sideA{a.tree,
                                     a.positions,
                                     a.indices,
@@ -136,7 +145,10 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
         if (found <= room) break;
         room = reserveAppend(found, stream);
     }
-    if (found == 0) return;
+    if (found == 0) {
+        stats.testMs += millisecondsSince(testStart);
+        return;
+    }
 
     // The sort by (kind, featureA, featureB) (meshA and meshB are the query's), then the gather.
     const auto n = static_cast<std::uint32_t>(found);
@@ -156,6 +168,7 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
     BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data() + first, m_sorted.data(), n * sizeof(ProximityContact),
                                        cudaMemcpyDeviceToHost, stream));
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    stats.testMs += millisecondsSince(testStart);
 }
 
 } // namespace bulletgpu::detail

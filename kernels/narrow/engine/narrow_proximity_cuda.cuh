@@ -54,6 +54,7 @@ private:
         DeviceBuffer<FeatureOwnership> owned;      ///< MeshFeatures::owned.
         DeviceBuffer<std::uint32_t> weld;          ///< The last canonical vertices uploaded.
         std::vector<std::uint32_t> uploadedWeld;   ///< Their host copy.
+        bool hasFeatures = false;                  ///< `triangleEdges` and `owned` hold an upload.
         bool hasWeld = false;                      ///< `weld` holds an upload.
     };
 

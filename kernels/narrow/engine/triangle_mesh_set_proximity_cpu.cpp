@@ -80,8 +80,9 @@ void TriangleMeshSetImpl::prepareFeatures(const MeshPairQuery* queries, std::uin
             if (mesh.featuresBuilt) continue;
             buildMeshFeatures(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
                               static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.features);
-            mesh.featuresBuilt = true;
+            // Built only once the device has them too: a failed upload is tried again.
             if (m_device) m_device->setFeatures(index, mesh.features);
+            mesh.featuresBuilt = true;
         }
         if (queries[q].meshA == queries[q].meshB && options.excludeWelded) {
             Mesh& mesh = m_meshes[queries[q].meshA];

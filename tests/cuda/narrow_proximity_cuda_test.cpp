@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -88,6 +89,35 @@ void requireSameContacts(const std::vector<ProximityContact>& cpu, const std::ve
     FAIL(report.str());
 }
 
+/// One point contact in full, floats as hexadecimal (exact).
+std::string describe(const PointContact& c) {
+    std::ostringstream out;
+    out << std::hexfloat << "point " << c.point << " triangle " << c.triangle << " onMesh (" << c.onMesh[0] << ", "
+        << c.onMesh[1] << ", " << c.onMesh[2] << ") normal (" << c.normal[0] << ", " << c.normal[1] << ", "
+        << c.normal[2] << ") distance " << c.distance << " reserved " << c.reserved;
+    return out.str();
+}
+
+/// Requires identical point-contact arrays, byte for byte; on a difference, says where and how.
+void requireSamePointContacts(const std::vector<PointContact>& cpu, const std::vector<PointContact>& cuda) {
+    const bool same = cpu.size() == cuda.size() &&
+                      (cpu.empty() || std::memcmp(cpu.data(), cuda.data(), cpu.size() * sizeof(PointContact)) == 0);
+    if (same) {
+        SUCCEED("identical: " << cpu.size() << " point contacts");
+        return;
+    }
+    std::ostringstream report;
+    report << "CPU " << cpu.size() << " point contacts, CUDA " << cuda.size() << "\n";
+    for (std::size_t i = 0; i < std::min(cpu.size(), cuda.size()); ++i) {
+        if (std::memcmp(&cpu[i], &cuda[i], sizeof(PointContact)) != 0) {
+            report << "first difference at " << i << ":\n  CPU  " << describe(cpu[i]) << "\n  CUDA "
+                   << describe(cuda[i]);
+            break;
+        }
+    }
+    FAIL(report.str());
+}
+
 /// A CPU set and a CUDA set over the same meshes, with the same traversal.
 struct TwinSets {
     TriangleMeshSet cpu{Backend::Cpu, 2};
@@ -110,6 +140,17 @@ struct TwinSets {
     void setTransform(std::uint32_t index, const std::vector<double>& transform) {
         cpu.setTransform(index, transform.data());
         cuda.setTransform(index, transform.data());
+    }
+    /// The points-against-mesh query on both; requires identical contacts.
+    std::vector<PointContact> runPoints(const std::vector<float>& points, std::uint32_t mesh, double distance) {
+        std::vector<PointContact> onCpu, onCuda;
+        const auto count = static_cast<std::uint32_t>(points.size() / 3);
+        cpu.findPointContacts(points.data(), count, mesh, distance, onCpu);
+        cuda.findPointContacts(points.data(), count, mesh, distance, onCuda);
+        INFO(count << " points against mesh " << mesh << ", distance " << distance);
+        requireSamePointContacts(onCpu, onCuda);
+        REQUIRE(cuda.stats().contacts == onCuda.size());
+        return onCuda;
     }
     /// Runs the batch on both; requires identical contacts; returns them.
     std::vector<ProximityContact> run(const std::vector<MeshPairQuery>& queries, const ProximityOptions& options) {
@@ -309,4 +350,39 @@ TEST_CASE("CUDA contact query equals the CPU on the ccd-frames meshes", "[cuda][
         INFO(scene.name << " step " << step << ", welds excluded");
         sets.runSelf(mesh, ProximityOptions{0.01 * edge, true});
     }
+}
+
+TEST_CASE("CUDA points against a mesh equal the CPU", "[cuda][proximity]") {
+    if (!cudaDeviceOrSkip()) return;
+    const double distance = GENERATE(0.0, 0.05, 0.3);
+    TwinSets sets;
+    const double centre[3] = {0, 0, 0};
+    PlyMesh ball = sphereMesh(16, 10, centre, 0.5);
+    const PlyMesh empty;
+    const std::uint32_t b = sets.add(ball), e = sets.add(empty);
+    // Points around the ball and on its vertices (contacts at distance 0), placed far from the
+    // origin as the transformed ball is.
+    const float offset[3] = {1000, -500, 250};
+    std::vector<float> local;
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> around(-0.7f, 0.7f);
+    for (int i = 0; i < 3 * 1500; ++i) local.push_back(around(rng));
+    local.insert(local.end(), ball.positions.begin(), ball.positions.begin() + 3 * 40);
+    std::vector<float> far = local;
+    for (std::size_t i = 0; i < far.size(); ++i) far[i] += offset[i % 3];
+    std::size_t total = 0;
+    for (int frame = 0; frame < 4; ++frame) {
+        INFO("frame " << frame);
+        sets.setTransform(b, rigidTransform(0.3 * frame, offset[0], offset[1] + 0.01 * frame, offset[2]));
+        total += sets.runPoints(far, b, distance).size();
+        // Deformed and without a transform: the own frame.
+        ball = sphereMesh(16, 10, centre, 0.5 + 0.02 * frame);
+        sets.setPositions(b, ball);
+        sets.cpu.setTransform(b, nullptr);
+        sets.cuda.setTransform(b, nullptr);
+        total += sets.runPoints(local, b, distance).size();
+    }
+    CHECK(total > 0);
+    sets.runPoints(local, e, distance);
+    sets.runPoints({}, b, distance);
 }

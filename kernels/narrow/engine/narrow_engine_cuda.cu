@@ -185,6 +185,9 @@ public:
     void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
                        std::vector<ProximityContact>& contacts, NarrowStats& stats) override;
 
+    void findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
+                           std::vector<PointContact>& contacts, NarrowStats& stats) override;
+
     TreeSnapshot tree(std::uint32_t index) const override {
         const DeviceScope scope(m_device);
         const DeviceMesh& mesh = *m_meshes[index];
@@ -858,6 +861,28 @@ void NarrowEngineCuda::findProximity(const MeshPairQuery* queries, std::uint32_t
                             proximitySideOf(*m_meshes[query.meshB], query.meshB, !self), self, options, m_stream.get(),
                             contacts, stats);
         }
+        stats.traverseMs = millisecondsSince(start);
+    } catch (...) {
+        forgetDeviceState();
+        throw;
+    }
+}
+
+void NarrowEngineCuda::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
+                                         std::vector<PointContact>& contacts, NarrowStats& stats) {
+    const DeviceScope scope(m_device);
+    contacts.clear();
+    try {
+        DeviceMesh& mesh = *m_meshes[index];
+        updateTree(mesh, stats);
+        carryFrontsOver();
+        const Clock::time_point growStart = Clock::now();
+        growTree(mesh, grownFrameOf(mesh, true), distance);
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        stats.refitMs += millisecondsSince(growStart);
+        const Clock::time_point start = Clock::now();
+        m_proximity.runPoints(proximitySideOf(mesh, index, true), points, count, distance, m_stream.get(), contacts,
+                              stats);
         stats.traverseMs = millisecondsSince(start);
     } catch (...) {
         forgetDeviceState();

@@ -68,12 +68,43 @@ void ProximityQueryCuda::readTotals(int count, cudaStream_t stream) {
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
 }
 
-std::uint64_t ProximityQueryCuda::reserveAppend(std::uint64_t count, cudaStream_t stream) {
-    const std::uint64_t items = std::max<std::uint64_t>(count, 1);
-    m_contacts.reserve(items, stream);
-    m_keys.reserve(items, stream);
-    m_positions.reserve(items, stream);
-    return std::min({m_contacts.capacity(), m_keys.capacity(), m_positions.capacity()});
+void ProximityQueryCuda::prepareWalk(std::uint32_t items, cudaStream_t stream) {
+    m_totals.reserve(4, stream);
+    m_hostTotals.reserve(4, stream);
+    m_counts.reserve(items, stream);
+    m_offsets.reserve(items, stream);
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_totals.data(), 0, 4 * sizeof(unsigned long long), stream));
+}
+
+std::uint32_t ProximityQueryCuda::finishCount(std::uint32_t items, cudaStream_t stream, NarrowStats& stats) {
+    std::size_t bytes = 0;
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_counts.data(), m_offsets.data(),
+                                                     static_cast<std::int64_t>(items), stream));
+    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch(bytes, stream), bytes, m_counts.data(), m_offsets.data(),
+                                                     static_cast<std::int64_t>(items), stream));
+    readTotals(3, stream);
+    const unsigned long long candidates = m_hostTotals.data()[2];
+    if (candidates > cMaxItems) throw std::length_error("bulletgpu: a contact query passed 2^32 candidates");
+    stats.boxTests += m_hostTotals.data()[0];
+    stats.frontEntries += m_hostTotals.data()[1];
+    stats.triangleTests += candidates;
+    m_candidates.reserve(std::max<unsigned long long>(candidates, 1), stream);
+    return static_cast<std::uint32_t>(candidates);
+}
+
+template <typename Test, typename Reserve>
+std::uint32_t ProximityQueryCuda::appendUntilRoom(std::uint64_t room, const Test& test, const Reserve& reserve,
+                                                  cudaStream_t stream) {
+    unsigned long long* appended = m_totals.data() + 3;
+    for (;;) {
+        BULLETGPU_CUDA_TRY(cudaMemsetAsync(appended, 0, sizeof(unsigned long long), stream));
+        test(room, appended);
+        readTotals(4, stream);
+        const unsigned long long found = m_hostTotals.data()[3];
+        if (found > cMaxItems) throw std::length_error("bulletgpu: a contact query passed 2^32 contacts");
+        if (found <= room) return static_cast<std::uint32_t>(found);
+        room = reserve(found);
+    }
 }
 
 void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInput& b, bool self,
@@ -90,26 +121,10 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
 
     // The walk: candidates of each query leaf counted, scanned, written.
     const std::uint32_t leaves = a.tree.leafCount;
-    m_totals.reserve(4, stream);
-    m_hostTotals.reserve(4, stream);
-    m_counts.reserve(leaves, stream);
-    m_offsets.reserve(leaves, stream);
-    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_totals.data(), 0, 4 * sizeof(unsigned long long), stream));
+    prepareWalk(leaves, stream);
     launchPerItem(stream, leaves, countProximityCandidates, a.tree, b.tree, self, m_counts.data(), m_totals.data());
-    std::size_t bytes = 0;
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(nullptr, bytes, m_counts.data(), m_offsets.data(),
-                                                     static_cast<std::int64_t>(leaves), stream));
-    BULLETGPU_CUDA_TRY(cub::DeviceScan::ExclusiveSum(scratch(bytes, stream), bytes, m_counts.data(), m_offsets.data(),
-                                                     static_cast<std::int64_t>(leaves), stream));
-    readTotals(3, stream);
-    const unsigned long long candidateTotal = m_hostTotals.data()[2];
-    if (candidateTotal > cMaxItems) throw std::length_error("bulletgpu: a contact query passed 2^32 candidates");
-    stats.boxTests += m_hostTotals.data()[0];
-    stats.frontEntries += m_hostTotals.data()[1];
-    stats.triangleTests += candidateTotal;
-    const auto candidates = static_cast<std::uint32_t>(candidateTotal);
+    const std::uint32_t candidates = finishCount(leaves, stream, stats);
     if (candidates == 0) return;
-    m_candidates.reserve(candidates, stream);
     launchPerItem(stream, leaves, writeProximityCandidates, a.tree, b.tree, self, m_offsets.data(),
                   m_candidates.data());
 
@@ -131,43 +146,99 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
                                     welds ? stateB.weld.data() : nullptr,
                                     b.transform,
                                     b.mesh};
-    unsigned long long* appended = m_totals.data() + 3;
-    std::uint64_t room = reserveAppend(std::max<std::uint64_t>(candidates, m_contacts.capacity()), stream);
-    unsigned long long found = 0;
-    for (;;) {
-        BULLETGPU_CUDA_TRY(cudaMemsetAsync(appended, 0, sizeof(unsigned long long), stream));
+    const auto reserve = [&](std::uint64_t count) {
+        const std::uint64_t items = std::max<std::uint64_t>(count, 1);
+        m_contacts.reserve(items, stream);
+        m_keys.reserve(items, stream);
+        m_positions.reserve(items, stream);
+        return std::min({m_contacts.capacity(), m_keys.capacity(), m_positions.capacity()});
+    };
+    const auto test = [&](std::uint64_t room, unsigned long long* appended) {
         launchPerItem(stream, candidates, testProximityCandidates, sideA, sideB, self, options.distance,
                       m_candidates.data(), candidates,
                       AppendProximity{m_contacts.data(), m_keys.data(), m_positions.data(), room, appended});
-        readTotals(4, stream);
-        found = m_hostTotals.data()[3];
-        if (found > cMaxItems) throw std::length_error("bulletgpu: a contact query passed 2^32 contacts");
-        if (found <= room) break;
-        room = reserveAppend(found, stream);
-    }
-    if (found == 0) {
-        stats.testMs += millisecondsSince(testStart);
-        return;
-    }
+    };
+    const std::uint32_t n =
+        appendUntilRoom(reserve(std::max<std::uint64_t>(candidates, m_contacts.capacity())), test, reserve, stream);
 
     // The sort by (kind, featureA, featureB) (meshA and meshB are the query's), then the gather.
-    const auto n = static_cast<std::uint32_t>(found);
-    m_sortedKeys.reserve(n, stream);
-    m_sortedPositions.reserve(n, stream);
-    m_sorted.reserve(n, stream);
-    bytes = 0;
-    BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_keys.data(), m_sortedKeys.data(),
-                                                       m_positions.data(), m_sortedPositions.data(),
-                                                       static_cast<std::int64_t>(n), ProximityKeyParts{}, stream));
-    BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
-        scratch(bytes, stream), bytes, m_keys.data(), m_sortedKeys.data(), m_positions.data(), m_sortedPositions.data(),
-        static_cast<std::int64_t>(n), ProximityKeyParts{}, stream));
-    launchPerItem(stream, n, gatherProximityContacts, m_contacts.data(), m_sortedPositions.data(), n, m_sorted.data());
-    const std::size_t first = contacts.size();
-    contacts.resize(first + n);
-    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data() + first, m_sorted.data(), n * sizeof(ProximityContact),
-                                       cudaMemcpyDeviceToHost, stream));
-    BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    if (n > 0) {
+        m_sortedKeys.reserve(n, stream);
+        m_sortedPositions.reserve(n, stream);
+        m_sorted.reserve(n, stream);
+        std::size_t bytes = 0;
+        BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_keys.data(), m_sortedKeys.data(),
+                                                           m_positions.data(), m_sortedPositions.data(),
+                                                           static_cast<std::int64_t>(n), ProximityKeyParts{}, stream));
+        BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+            scratch(bytes, stream), bytes, m_keys.data(), m_sortedKeys.data(), m_positions.data(),
+            m_sortedPositions.data(), static_cast<std::int64_t>(n), ProximityKeyParts{}, stream));
+        launchPerItem(stream, n, gatherProximityContacts, m_contacts.data(), m_sortedPositions.data(), n,
+                      m_sorted.data());
+        const std::size_t first = contacts.size();
+        contacts.resize(first + n);
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data() + first, m_sorted.data(), n * sizeof(ProximityContact),
+                                           cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
+    stats.testMs += millisecondsSince(testStart);
+}
+
+void ProximityQueryCuda::runPoints(const ProximitySideInput& side, const float* points, std::uint32_t count,
+                                   double distance, cudaStream_t stream, std::vector<PointContact>& contacts,
+                                   NarrowStats& stats) {
+    if (side.tree.nodeCount == 0 || count == 0) return;
+    // The points are the query's input: they cross to the device, the mesh does not.
+    upload(m_points, points, 3 * static_cast<std::size_t>(count), stream);
+
+    // The walk: candidate leaves of each point's grown box counted, scanned, written.
+    prepareWalk(count, stream);
+    launchPerItem(stream, count, countPointCandidates, side.tree, m_points.data(), count, distance, m_counts.data(),
+                  m_totals.data());
+    const std::uint32_t candidates = finishCount(count, stream, stats);
+    if (candidates == 0) return;
+    launchPerItem(stream, count, writePointCandidates, side.tree, m_points.data(), count, distance, m_offsets.data(),
+                  m_candidates.data());
+
+    // The tests, appending; run again into larger buffers when they overflowed.
+    const Clock::time_point testStart = Clock::now();
+    const DeviceProximitySide mesh{side.tree, side.positions, side.indices,   nullptr,
+                                   nullptr,   nullptr,        side.transform, side.mesh};
+    const auto reserve = [&](std::uint64_t items) {
+        const std::uint64_t room = std::max<std::uint64_t>(items, 1);
+        m_pointContacts.reserve(room, stream);
+        m_pointKeys.reserve(room, stream);
+        m_positions.reserve(room, stream);
+        return std::min({m_pointContacts.capacity(), m_pointKeys.capacity(), m_positions.capacity()});
+    };
+    const auto test = [&](std::uint64_t room, unsigned long long* appended) {
+        launchPerItem(
+            stream, candidates, testPointCandidates, mesh, m_points.data(), distance, m_candidates.data(), candidates,
+            AppendPointContact{m_pointContacts.data(), m_pointKeys.data(), m_positions.data(), room, appended});
+    };
+    const std::uint32_t n = appendUntilRoom(reserve(std::max<std::uint64_t>(candidates, m_pointContacts.capacity())),
+                                            test, reserve, stream);
+
+    // The sort by (point, triangle), then the gather.
+    if (n > 0) {
+        m_sortedPointKeys.reserve(n, stream);
+        m_sortedPositions.reserve(n, stream);
+        m_sortedPointContacts.reserve(n, stream);
+        std::size_t bytes = 0;
+        BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(nullptr, bytes, m_pointKeys.data(), m_sortedPointKeys.data(),
+                                                           m_positions.data(), m_sortedPositions.data(),
+                                                           static_cast<std::int64_t>(n), 0, 64, stream));
+        BULLETGPU_CUDA_TRY(cub::DeviceRadixSort::SortPairs(
+            scratch(bytes, stream), bytes, m_pointKeys.data(), m_sortedPointKeys.data(), m_positions.data(),
+            m_sortedPositions.data(), static_cast<std::int64_t>(n), 0, 64, stream));
+        launchPerItem(stream, n, gatherPointContacts, m_pointContacts.data(), m_sortedPositions.data(), n,
+                      m_sortedPointContacts.data());
+        const std::size_t first = contacts.size();
+        contacts.resize(first + n);
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(contacts.data() + first, m_sortedPointContacts.data(),
+                                           n * sizeof(PointContact), cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    }
     stats.testMs += millisecondsSince(testStart);
 }
 

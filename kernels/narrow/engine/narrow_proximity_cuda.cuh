@@ -12,9 +12,10 @@
 #include <memory>
 #include <vector>
 
-/// The contact query (TriangleMeshSet::findProximity) on the device, for the CUDA engine
-/// (narrow_engine_cuda.cu), which keeps the trees and grows them: this part keeps each mesh's
-/// features and welds, walks the grown trees, runs the per-candidate work and sorts.
+/// The contact query (TriangleMeshSet::findProximity) and the points-against-mesh query
+/// (findPointContacts) on the device, for the CUDA engine (narrow_engine_cuda.cu), which keeps
+/// the trees and grows them: this part keeps each mesh's features and welds, walks the grown
+/// trees, runs the per-candidate work and sorts.
 
 namespace bulletgpu::detail {
 
@@ -46,6 +47,11 @@ public:
     /// by proximityBefore, to `contacts` and adds its counters to `stats`. Waits for the stream.
     void run(const ProximitySideInput& a, const ProximitySideInput& b, bool self, const ProximityOptions& options,
              cudaStream_t stream, std::vector<ProximityContact>& contacts, NarrowStats& stats);
+    /// Runs the points-against-mesh query of `count` points (host array, x, y, z each, in the
+    /// frame of `side`) at `distance`; appends its contacts, sorted by (point, triangle), to
+    /// `contacts` and adds its counters to `stats`. Waits for the stream.
+    void runPoints(const ProximitySideInput& side, const float* points, std::uint32_t count, double distance,
+                   cudaStream_t stream, std::vector<PointContact>& contacts, NarrowStats& stats);
 
 private:
     /// What the contact query keeps of one mesh on the device.
@@ -62,18 +68,30 @@ private:
     void* scratch(std::size_t bytes, cudaStream_t stream);
     /// Copies the first `count` totals from the device and waits.
     void readTotals(int count, cudaStream_t stream);
-    /// Makes room for `count` appended contacts, keys and positions; returns the room.
-    std::uint64_t reserveAppend(std::uint64_t count, cudaStream_t stream);
+    /// Sizes the walk's counts, offsets and totals for `items` items and zeroes the totals.
+    void prepareWalk(std::uint32_t items, cudaStream_t stream);
+    /// After a walk's counting pass over `items` items: scans the counts into the offsets, reads
+    /// the totals (box tests, walk entries, candidates) into `stats` and makes room for the
+    /// candidates; returns how many there are.
+    std::uint32_t finishCount(std::uint32_t items, cudaStream_t stream, NarrowStats& stats);
+    /// Runs test(room, counter), an appending launch, with the counter zeroed until what it
+    /// appends fits the room; reserve(count) makes room for `count` and returns the room. Returns
+    /// how many it appended.
+    template <typename Test, typename Reserve>
+    std::uint32_t appendUntilRoom(std::uint64_t room, const Test& test, const Reserve& reserve, cudaStream_t stream);
 
     std::vector<std::unique_ptr<MeshState>> m_meshes;
     DeviceBuffer<std::uint32_t> m_counts, m_offsets;            ///< Candidates of each query leaf, their offsets.
     DeviceBuffer<FrontEntry> m_candidates;                      ///< The walk's candidates.
     DeviceBuffer<ProximityContact> m_contacts, m_sorted;        ///< Appended contacts, then sorted.
-    DeviceBuffer<std::uint32_t> m_positions, m_sortedPositions; ///< Their positions, then sorted.
+    DeviceBuffer<std::uint32_t> m_positions, m_sortedPositions; ///< Positions of the appended contacts, then sorted.
     DeviceBuffer<ProximityKey> m_keys, m_sortedKeys;            ///< Their sort keys.
-    DeviceBuffer<unsigned long long> m_totals;                  ///< Box tests, walk entries, candidates, contacts.
-    PinnedBuffer<unsigned long long> m_hostTotals;              ///< m_totals read back.
-    DeviceBuffer<std::uint8_t> m_scratch;                       ///< CUB's temporary storage.
+    DeviceBuffer<float> m_points;                               ///< The points of a points-against-mesh query.
+    DeviceBuffer<PointContact> m_pointContacts, m_sortedPointContacts; ///< Its contacts appended, then sorted.
+    DeviceBuffer<unsigned long long> m_pointKeys, m_sortedPointKeys;   ///< Their keys (point << 32 | triangle).
+    DeviceBuffer<unsigned long long> m_totals;     ///< Box tests, walk entries, candidates, contacts.
+    PinnedBuffer<unsigned long long> m_hostTotals; ///< m_totals read back.
+    DeviceBuffer<std::uint8_t> m_scratch;          ///< CUB's temporary storage.
 };
 
 } // namespace bulletgpu::detail

@@ -10,10 +10,12 @@
 
 #include <cstdint>
 
-/// CUDA kernels of the contact query (TriangleMeshSet::findProximity): the walk of every query
-/// leaf over the other mesh's grown tree (the CPU walk's generateFront, counted then written),
-/// the per-candidate work of candidate_proximity.h appending to one buffer, and the gather after
-/// the sort by proximityBefore's key. Included by narrow_proximity_cuda.cu only.
+/// CUDA kernels of the contact query (TriangleMeshSet::findProximity) and of the points-against-
+/// mesh query (findPointContacts): the walk of every query leaf (or point's grown box) over the
+/// other mesh's grown tree (the CPU walk's generateFront and walkFront, counted then written),
+/// the per-candidate work of candidate_proximity.h (pointTriangleContact) appending to one
+/// buffer, and the gather after the sort by the CPU sort's key. Included by
+/// narrow_proximity_cuda.cu only.
 
 namespace bulletgpu::detail {
 
@@ -120,6 +122,77 @@ __global__ void __launch_bounds__(cBlockSize)
     const ProximityMeshView viewA = proximityViewOf(a), viewB = proximityViewOf(b);
     candidateProximity(viewA, leafTriangle(a.tree.nodes[pair.leaf]), viewB, leafTriangle(b.tree.nodes[pair.node]), self,
                        distance, append);
+}
+
+/// First pass of the points' walk: the candidate leaves of each point's grown box
+/// (grownPointBox), counted; `totals` as in countProximityCandidates.
+__global__ void __launch_bounds__(cBlockSize)
+    countPointCandidates(FrontTree tree, const float* points, std::uint32_t count, double distance,
+                         std::uint32_t* counts, unsigned long long* totals) {
+    const std::uint64_t i = globalThreadIndex();
+    FrontCounter counter;
+    if (i < count) {
+        walkFront(tree, grownPointBox(toVec3d(points + 3 * i), distance), nullptr, static_cast<std::uint32_t>(i), 0,
+                  tree.nodeCount, counter);
+        counts[i] = counter.candidates;
+    }
+    addWarpSum(totals, counter.boxTests);
+    addWarpSum(totals + 1, counter.fronts);
+    addWarpSum(totals + 2, counter.candidates);
+}
+
+/// Second pass of the points' walk: each point writes its candidates (point, leaf) from its offset.
+__global__ void __launch_bounds__(cBlockSize)
+    writePointCandidates(FrontTree tree, const float* points, std::uint32_t count, double distance,
+                         const std::uint32_t* offsets, FrontEntry* candidates) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= count) return;
+    CandidateWriter writer{candidates + offsets[i]};
+    walkFront(tree, grownPointBox(toVec3d(points + 3 * i), distance), nullptr, static_cast<std::uint32_t>(i), 0,
+              tree.nodeCount, writer);
+}
+
+/// An emit functor appending each point contact, its key (point, triangle) and its position, as
+/// AppendProximity does.
+struct AppendPointContact {
+    PointContact* contacts;    ///< The contacts, in no order.
+    unsigned long long* keys;  ///< Their sort keys: point << 32 | triangle.
+    std::uint32_t* positions;  ///< Their positions (the values the sort carries).
+    std::uint64_t capacity;    ///< Room in each buffer.
+    unsigned long long* count; ///< Contacts emitted so far (may pass the capacity).
+
+    __device__ void operator()(const PointContact& contact) {
+        const unsigned long long slot = atomicAdd(count, 1ull);
+        if (slot >= capacity) return;
+        contacts[slot] = contact;
+        keys[slot] = static_cast<unsigned long long>(contact.point) << 32 | contact.triangle;
+        positions[slot] = static_cast<std::uint32_t>(slot);
+    }
+};
+
+/// The test of every (point, leaf) candidate (pointTriangleContact, the CPU path's function).
+__global__ void __launch_bounds__(cBlockSize)
+    testPointCandidates(DeviceProximitySide side, const float* points, double distance, const FrontEntry* candidates,
+                        std::uint32_t count, AppendPointContact append) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= count) return;
+    const FrontEntry pair = candidates[i];
+    const std::uint32_t triangle = leafTriangle(side.tree.nodes[pair.node]);
+    const ProximityMeshView view = proximityViewOf(side);
+    Triangle3d scratch;
+    PointContact contact;
+    if (pointTriangleContact(pair.leaf, toVec3d(points + 3 * static_cast<std::size_t>(pair.leaf)), triangle,
+                             view.source.triangle(triangle, scratch), distance, contact)) {
+        append(contact);
+    }
+}
+
+/// Gathers the point contacts in sorted order.
+__global__ void __launch_bounds__(cBlockSize)
+    gatherPointContacts(const PointContact* contacts, const std::uint32_t* order, std::uint32_t count,
+                        PointContact* out) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i < count) out[i] = contacts[order[i]];
 }
 
 /// Gathers the contacts in sorted order.

@@ -74,6 +74,11 @@ public:
     /// proximityBefore, to `contacts`: the CPU path's contacts, byte for byte.
     virtual void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
                                std::vector<ProximityContact>& contacts, NarrowStats& stats) = 0;
+    /// The points-against-mesh query of `count` points (checked) against `mesh` at `distance`;
+    /// writes the contacts, sorted by (point, triangle), to `contacts` (emptied first): the CPU
+    /// path's contacts, byte for byte.
+    virtual void findPointContacts(const float* points, std::uint32_t count, std::uint32_t mesh, double distance,
+                                   std::vector<PointContact>& contacts, NarrowStats& stats) = 0;
     /// A copy of the mesh's tree as of the last query.
     virtual TreeSnapshot tree(std::uint32_t mesh) const = 0;
     /// What it runs on.

@@ -2,8 +2,8 @@
 // TriangleMeshSet's contact query and points-against-mesh query on the host: trees with grown
 // leaf boxes over the meshes' topologies, candidates from FrontTraversal (a walk or a kept
 // front), the per-element tests of candidate_proximity.h on OpenMP threads, then one sort. On
-// the CUDA backend the contact query hands the features, welds and queries to the device engine
-// (the points-against-mesh query stays here).
+// the CUDA backend both queries run on the device engine, to which this file hands the
+// features, welds and queries.
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/geometry/candidate_proximity.h"
@@ -342,6 +342,11 @@ void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t c
         if (!std::isfinite(points[i])) throw std::invalid_argument("bulletgpu: query points must be finite");
     }
     m_stats = NarrowStats{};
+    if (m_device) {
+        m_device->findPointContacts(points, count, index, distance, contacts, m_stats);
+        m_stats.contacts = contacts.size();
+        return;
+    }
     Mesh& mesh = m_meshes[index];
     updateTree(mesh);
     carryFrontsOver();

@@ -11,9 +11,10 @@
 
 #include <cstdint>
 
-/// CUDA kernels of the narrow phase: leaf boxes, the LBVH build (Morton codes, Karras nodes,
-/// depth-first layout from left turns), the bottom-up refit, the front passes and the exact
-/// tests. Each calls the per-element functions the CPU path calls.
+/// CUDA kernels of the narrow phase: leaf boxes (and the contact query's grown ones), the LBVH
+/// build (Morton codes, Karras nodes, depth-first layout from left turns), the bottom-up refit,
+/// the front passes and the exact tests. Each calls the per-element functions the CPU path
+/// calls.
 
 namespace bulletgpu::detail {
 

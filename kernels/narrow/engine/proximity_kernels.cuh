@@ -41,6 +41,7 @@ struct ProximityKey {
 
 /// ProximityKey's members for CUB's radix sort, most significant first.
 struct ProximityKeyParts {
+    /// References to kind, featureA and featureB.
     __host__ __device__ ::cuda::std::tuple<std::uint32_t&, std::uint32_t&, std::uint32_t&>
     operator()(ProximityKey& key) const {
         return {key.kind, key.featureA, key.featureB};
@@ -51,8 +52,11 @@ struct ProximityKeyParts {
 struct CandidateWriter {
     FrontEntry* candidates; ///< Next candidate (query leaf, other leaf) goes here.
 
+    /// A node where the walk stops: not kept.
     __device__ void front(std::uint32_t, std::uint32_t) {}
+    /// A candidate leaf pair: written.
     __device__ void candidate(std::uint32_t leaf, std::uint32_t node) { *candidates++ = FrontEntry{leaf, node}; }
+    /// A box test: not counted.
     __device__ void boxTest() {}
 };
 
@@ -103,6 +107,7 @@ struct AppendProximity {
     std::uint64_t capacity;     ///< Room in each buffer.
     unsigned long long* count;  ///< Contacts emitted so far (may pass the capacity).
 
+    /// Appends one contact.
     __device__ void operator()(const ProximityContact& contact) {
         const unsigned long long slot = atomicAdd(count, 1ull);
         if (slot >= capacity) return;
@@ -161,6 +166,7 @@ struct AppendPointContact {
     std::uint64_t capacity;    ///< Room in each buffer.
     unsigned long long* count; ///< Contacts emitted so far (may pass the capacity).
 
+    /// Appends one point contact.
     __device__ void operator()(const PointContact& contact) {
         const unsigned long long slot = atomicAdd(count, 1ull);
         if (slot >= capacity) return;

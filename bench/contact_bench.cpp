@@ -8,6 +8,8 @@
 // feature tests (candidate_proximity.h) and the same sort. Every frame of every contender must give
 // the identical sorted contact list (a scene stops with a message otherwise).
 //
+// With a usable CUDA device, a "cuda" row runs the same queries on Backend::Cuda (device 0).
+//
 // The first query of a fresh set (addMesh, features, build, grown tree, query) is timed apart from
 // the steady frames (setPositions and query). Contenders alternate within each repeat, so a load
 // that comes and goes falls on all of them. Prints a table and writes JSON with the machine.
@@ -16,6 +18,7 @@
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
 #include "bench/scene_filter.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 #include <bulletgpu/TriangleMeshSet.h>
 #include "kernels/narrow/geometry/candidate_proximity.h"
@@ -57,8 +60,9 @@ constexpr std::uint32_t cClothSide = 200;
 /// One BulletGpu engine under test.
 struct Engine {
     const char* name;          ///< Row label.
-    int threads;               ///< OpenMP threads of the set.
-    NarrowTraversal traversal; ///< LeafWalk (the CPU default) or Fronts.
+    Backend backend;           ///< Cpu, or Cuda (device 0).
+    int threads;               ///< OpenMP threads of the set (Cpu).
+    NarrowTraversal traversal; ///< LeafWalk (the CPU default) or Fronts (the CUDA path always walks).
 };
 
 /// The samples of one contender on one scene.
@@ -109,7 +113,7 @@ bool timeEngine(const std::vector<PlyMesh>& frames, double distance, const Engin
     std::vector<ProximityContact> contacts;
     const PlyMesh& f0 = frames[0];
     Clock::time_point start = Clock::now();
-    TriangleMeshSet set(Backend::Cpu, engine.threads);
+    TriangleMeshSet set(engine.backend, engine.backend == Backend::Cuda ? 0 : engine.threads);
     set.setTraversal(engine.traversal);
     const std::uint32_t mesh = set.addMesh(f0.positions.data(), static_cast<std::uint32_t>(f0.positions.size() / 3),
                                            f0.indices.data(), static_cast<std::uint32_t>(f0.indices.size() / 3));
@@ -414,10 +418,16 @@ int main(int argc, char** argv) {
     const std::string jsonPath = argc > 3 ? argv[3] : "contact_bench.json";
     const bench::SceneFilter filter(argc > 4 ? argv[4] : "");
     const auto chosen = [&](const char* scene) { return filter.chosen(scene); };
-    const std::vector<Engine> engines = {{"leafwalk 1t", 1, NarrowTraversal::LeafWalk},
-                                         {"leafwalk 2t", 2, NarrowTraversal::LeafWalk},
-                                         {"fronts 1t", 1, NarrowTraversal::Fronts},
-                                         {"fronts 2t", 2, NarrowTraversal::Fronts}};
+    std::vector<Engine> engines = {{"leafwalk 1t", Backend::Cpu, 1, NarrowTraversal::LeafWalk},
+                                   {"leafwalk 2t", Backend::Cpu, 2, NarrowTraversal::LeafWalk},
+                                   {"fronts 1t", Backend::Cpu, 1, NarrowTraversal::Fronts},
+                                   {"fronts 2t", Backend::Cpu, 2, NarrowTraversal::Fronts}};
+    const CudaDeviceProbe probe = probeCudaDevice(0);
+    if (probe.usable) {
+        engines.push_back({"cuda", Backend::Cuda, 0, NarrowTraversal::LeafWalk});
+    } else {
+        std::printf("no CUDA rows: %s\n", probe.reason.c_str());
+    }
     json report;
     report["machine"] = machineInfo();
     report["command"] = {{"data_dir", dataDir}, {"repeats", repeats}, {"scenes", argc > 4 ? argv[4] : "all"}};

@@ -6,7 +6,8 @@
 // of Wang, Tang et al. (internal, then external entries, by node); degraded subtrees rebuilt in
 // place and the fronts carried over; the exact tests of the candidates, CUB select and radix
 // sort; only the contacts come back. The per-element work is the CPU path's, so the results are
-// bit for bit the same.
+// bit for bit the same. The contact query grows leaf boxes over the same topologies, refits
+// them, and hands the grown trees to ProximityQueryCuda (narrow_proximity_cuda.cu).
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 
 #include "kernels/common/cuda_check.h"
@@ -14,6 +15,7 @@
 #include "kernels/common/launch.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/engine/narrow_kernels.cuh"
+#include "kernels/narrow/engine/narrow_proximity_cuda.cuh"
 #include "kernels/common/cuda_resources.cuh"
 
 #include <cub/device/device_radix_sort.cuh>
@@ -38,6 +40,8 @@ using detail::DeviceMeshView;
 using detail::DeviceScope;
 using detail::DeviceTransform;
 using detail::PinnedBuffer;
+using detail::ProximityQueryCuda;
+using detail::ProximitySideInput;
 
 /// The merge of two boxes, for CUB's reduction.
 struct MergeBoxes {
@@ -52,8 +56,8 @@ struct DeviceMesh {
     DeviceBuffer<std::uint32_t> indices;
     DeviceBuffer<FloatBox> leafBoxes;      ///< Own frame.
     DeviceBuffer<FloatBox> worldLeafBoxes; ///< Transformed.
-    DeviceBuffer<LbvhNode> nodes;           ///< Own frame.
-    DeviceBuffer<LbvhNode> worldNodes;      ///< Same topology, transformed boxes.
+    DeviceBuffer<LbvhNode> nodes;          ///< Own frame.
+    DeviceBuffer<LbvhNode> worldNodes;     ///< Same topology, transformed boxes.
     DeviceBuffer<std::uint32_t> escape, leafOfTriangle, leaves;
     DeviceTransform transform{};
     MortonFrame frame;      ///< The principal frame while rigid (for builds with OBBs).
@@ -69,6 +73,8 @@ struct DeviceMesh {
     std::vector<NodeRange> pendingSubtrees;     ///< To restructure at the next query.
     std::vector<NodeRange> restructured;        ///< Restructured by this query (fronts to carry over).
     DeviceBuffer<NodeRange> restructuredRanges; ///< `restructured` on the device.
+    DeviceBuffer<FloatBox> grownBoxes[2];       ///< Leaf boxes grown for the contact query (own, world frame).
+    DeviceBuffer<LbvhNode> grownNodes[2];       ///< The tree over them (own, world frame).
 
     /// Nodes of the tree (0 when empty).
     std::uint32_t nodeCount() const { return triangleCount == 0 ? 0 : 2 * triangleCount - 1; }
@@ -116,6 +122,7 @@ public:
                 cudaMemcpyAsync(mesh->indices.data(), indices, 12ull * triangleCount, cudaMemcpyHostToDevice, stream));
         }
         m_meshes.push_back(std::move(mesh));
+        m_proximity.addMesh();
     }
 
     void setPositions(std::uint32_t index, const float* positions) override {
@@ -153,6 +160,7 @@ public:
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
         m_meshes.clear();
         m_fronts.clear();
+        m_proximity.clear();
     }
 
     void resetFronts() override { dropFronts(); }
@@ -163,6 +171,22 @@ public:
 
     void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                       std::vector<TriangleContact>& contacts, NarrowStats& stats) override;
+
+    void setFeatures(std::uint32_t index, const MeshFeatures& features) override {
+        const DeviceScope scope(m_device);
+        m_proximity.setFeatures(index, features, m_stream.get());
+    }
+
+    void setWeld(std::uint32_t index, const std::vector<std::uint32_t>& weld) override {
+        const DeviceScope scope(m_device);
+        m_proximity.setWeld(index, weld, m_stream.get());
+    }
+
+    void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
+                       std::vector<ProximityContact>& contacts, NarrowStats& stats) override;
+
+    void findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
+                           std::vector<PointContact>& contacts, NarrowStats& stats) override;
 
     TreeSnapshot tree(std::uint32_t index) const override {
         const DeviceScope scope(m_device);
@@ -240,6 +264,16 @@ private:
     void refitObbs(DeviceMesh& mesh);
     /// The front view of a mesh's tree, transformed when `world` and it has a transform.
     static FrontTree frontTreeOf(const DeviceMesh& mesh, bool world);
+    /// Which grown tree of a mesh a query reads: 1 (world) for a pair query of a mesh with a
+    /// transform, else 0 (own frame), as on the CPU.
+    static std::uint32_t grownFrameOf(const DeviceMesh& mesh, bool world) {
+        return world && mesh.transform.present ? 1u : 0u;
+    }
+    /// Grows the mesh's leaf boxes in `frame` by `distance` (proximity_bounds.h) and refits a
+    /// copy of its topology over them.
+    void growTree(DeviceMesh& mesh, std::uint32_t frame, double distance);
+    /// The contact query's view of one side: its grown tree and arrays.
+    static ProximitySideInput proximitySideOf(const DeviceMesh& mesh, std::uint32_t index, bool world);
     /// The exact-test view of a mesh.
     static DeviceMeshView meshViewOf(const DeviceMesh& mesh, std::uint32_t index, bool world);
     /// The order in which an update's threads take the `size` entries of `front` (frontSegment,
@@ -290,6 +324,9 @@ private:
     DeviceBuffer<NodeRange> m_chosenRanges;
     std::vector<NodeRange> m_chosen;
     DeviceBuffer<std::uint8_t> m_scratch;
+    // Contact query.
+    ProximityQueryCuda m_proximity;
+    std::vector<std::uint8_t> m_grown; ///< Frames grown by this contact query, per mesh (bits 0, 1).
     // Query scratch.
     DeviceBuffer<std::uint32_t> m_frontCounts, m_candidateCounts, m_frontOffsets, m_candidateOffsets;
     DeviceBuffer<FrontEntry> m_candidates;
@@ -489,6 +526,31 @@ DeviceMeshView NarrowEngineCuda::meshViewOf(const DeviceMesh& mesh, std::uint32_
     DeviceMeshView view{moved ? mesh.worldNodes.data() : mesh.nodes.data(), mesh.positions.data(), mesh.indices.data(),
                         moved ? mesh.transform : DeviceTransform{}, index};
     return view;
+}
+
+void NarrowEngineCuda::growTree(DeviceMesh& mesh, std::uint32_t frame, double distance) {
+    const std::uint32_t n = mesh.triangleCount;
+    if (n == 0) return;
+    const cudaStream_t stream = m_stream.get();
+    mesh.grownBoxes[frame].reserve(n, stream);
+    mesh.grownNodes[frame].reserve(mesh.nodeCount(), stream);
+    launchPerItem(stream, n, detail::computeGrownLeafBoxes, mesh.positions.data(), mesh.indices.data(), n,
+                  frame == 1 ? mesh.transform : DeviceTransform{}, distance, mesh.grownBoxes[frame].data());
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh.grownNodes[frame].data(), mesh.nodes.data(),
+                                       sizeof(LbvhNode) * mesh.nodeCount(), cudaMemcpyDeviceToDevice, stream));
+    refit(mesh, mesh.grownBoxes[frame].data(), mesh.grownNodes[frame].data());
+}
+
+ProximitySideInput NarrowEngineCuda::proximitySideOf(const DeviceMesh& mesh, std::uint32_t index, bool world) {
+    const std::uint32_t frame = grownFrameOf(mesh, world);
+    const FrontTree tree{mesh.triangleCount == 0 ? nullptr : mesh.grownNodes[frame].data(),
+                         mesh.escape.data(),
+                         mesh.leaves.data(),
+                         mesh.nodeCount(),
+                         mesh.triangleCount,
+                         nullptr};
+    return ProximitySideInput{tree, mesh.positions.data(), mesh.indices.data(),
+                              frame == 1 ? mesh.transform : DeviceTransform{}, index};
 }
 
 const std::uint32_t* NarrowEngineCuda::orderFront(const FrontTree& other, const FrontEntry* front, std::uint32_t size) {
@@ -758,6 +820,69 @@ void NarrowEngineCuda::findContacts(const MeshPairQuery* queries, std::uint32_t 
         // Kernels of the last query may still run (its front log): wait, so that a fault shows
         // in this call and the caller may free or reuse what they read.
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        stats.traverseMs = millisecondsSince(start);
+    } catch (...) {
+        forgetDeviceState();
+        throw;
+    }
+}
+
+void NarrowEngineCuda::findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
+                                     std::vector<ProximityContact>& contacts, NarrowStats& stats) {
+    const DeviceScope scope(m_device);
+    try {
+        for (std::uint32_t q = 0; q < count; ++q) {
+            updateTree(*m_meshes[queries[q].meshA], stats);
+            updateTree(*m_meshes[queries[q].meshB], stats);
+        }
+        // The intersection query's fronts follow any restructuring done here.
+        carryFrontsOver();
+        const Clock::time_point growStart = Clock::now();
+        // Each tree a query reads grown once per call: positions, transforms and the distance
+        // may all have changed since the last.
+        m_grown.assign(m_meshes.size(), 0);
+        for (std::uint32_t q = 0; q < count; ++q) {
+            const bool self = queries[q].meshA == queries[q].meshB;
+            for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
+                DeviceMesh& mesh = *m_meshes[index];
+                const std::uint32_t frame = grownFrameOf(mesh, !self);
+                if ((m_grown[index] & (1u << frame)) != 0) continue;
+                growTree(mesh, frame, options.distance);
+                m_grown[index] |= static_cast<std::uint8_t>(1u << frame);
+            }
+        }
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        stats.refitMs += millisecondsSince(growStart);
+        const Clock::time_point start = Clock::now();
+        for (std::uint32_t q = 0; q < count; ++q) {
+            const MeshPairQuery& query = queries[q];
+            const bool self = query.meshA == query.meshB;
+            m_proximity.run(proximitySideOf(*m_meshes[query.meshA], query.meshA, !self),
+                            proximitySideOf(*m_meshes[query.meshB], query.meshB, !self), self, options, m_stream.get(),
+                            contacts, stats);
+        }
+        stats.traverseMs = millisecondsSince(start);
+    } catch (...) {
+        forgetDeviceState();
+        throw;
+    }
+}
+
+void NarrowEngineCuda::findPointContacts(const float* points, std::uint32_t count, std::uint32_t index, double distance,
+                                         std::vector<PointContact>& contacts, NarrowStats& stats) {
+    const DeviceScope scope(m_device);
+    contacts.clear();
+    try {
+        DeviceMesh& mesh = *m_meshes[index];
+        updateTree(mesh, stats);
+        carryFrontsOver();
+        const Clock::time_point growStart = Clock::now();
+        growTree(mesh, grownFrameOf(mesh, true), distance);
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
+        stats.refitMs += millisecondsSince(growStart);
+        const Clock::time_point start = Clock::now();
+        m_proximity.runPoints(proximitySideOf(mesh, index, true), points, count, distance, m_stream.get(), contacts,
+                              stats);
         stats.traverseMs = millisecondsSince(start);
     } catch (...) {
         forgetDeviceState();

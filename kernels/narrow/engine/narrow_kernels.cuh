@@ -2,24 +2,21 @@
 #pragma once
 
 #include "kernels/common/launch.h"
+#include "kernels/narrow/engine/narrow_device.cuh"
 #include "kernels/narrow/traversal/bvtt_front_ops.h"
 #include "kernels/narrow/traversal/front_log.h"
 #include "kernels/narrow/hierarchy/lbvh_ops.h"
+#include "kernels/narrow/geometry/proximity_bounds.h"
 #include "kernels/narrow/geometry/triangle_ops.h"
 
 #include <cstdint>
 
-/// CUDA kernels of the narrow phase: leaf boxes, the LBVH build (Morton codes, Karras nodes,
-/// depth-first layout from left turns), the bottom-up refit, the front passes and the exact
-/// tests. Each calls the per-element functions the CPU path calls.
+/// CUDA kernels of the narrow phase: leaf boxes (and the contact query's grown ones), the LBVH
+/// build (Morton codes, Karras nodes, depth-first layout from left turns), the bottom-up refit,
+/// the front passes and the exact tests. Each calls the per-element functions the CPU path
+/// calls.
 
 namespace bulletgpu::detail {
-
-/// A rigid transform passed by value (row-major 3x4), or none.
-struct DeviceTransform {
-    double m[12]; ///< [R | t].
-    bool present; ///< False: positions are used as they are.
-};
 
 /// Marks a Karras child link as the right child.
 constexpr std::uint32_t cRightChild = 0x80000000u;
@@ -32,6 +29,18 @@ __global__ void __launch_bounds__(cBlockSize)
     if (t >= count) return;
     boxes[t] = triangleBox(
         loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform.present ? transform.m : nullptr));
+}
+
+/// The box of every triangle grown for the contact query at `distance` (proximity_bounds.h),
+/// moved by the transform when there is one: what the CPU path grows from the same corners.
+__global__ void __launch_bounds__(cBlockSize)
+    computeGrownLeafBoxes(const float* positions, const std::uint32_t* indices, std::uint32_t count,
+                          DeviceTransform transform, double distance, FloatBox* boxes) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t >= count) return;
+    boxes[t] = grownTriangleBox(
+        loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform.present ? transform.m : nullptr),
+        distance);
 }
 
 /// The box of each leaf's centre in `frame`, for the reduction to the Morton bounds.
@@ -236,13 +245,6 @@ __global__ void __launch_bounds__(cBlockSize)
     transformObbs(DeviceTransform transform, const NarrowObb* own, std::uint32_t count, NarrowObb* out) {
     const std::uint64_t i = globalThreadIndex();
     if (i < count) out[i] = transformObb(transform.m, own[i]);
-}
-
-/// Adds the warp's sum of `value` to `total` with one atomic, summed in 64 bits. Every lane of
-/// the warp must call it.
-__device__ __forceinline__ void addWarpSum(unsigned long long* total, unsigned long long value) {
-    for (int offset = 16; offset > 0; offset /= 2) value += __shfl_down_sync(0xffffffffu, value, offset);
-    if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, value);
 }
 
 /// The histogram of an update's front by segment (frontSegment): `counts` (zeroed before) and

@@ -64,6 +64,21 @@ public:
     /// Runs queries sorted by mesh pair; appends each one's contacts, sorted, to `contacts`.
     virtual void findContacts(const MeshPairQuery* queries, std::uint32_t count, bool keepFronts,
                               std::vector<TriangleContact>& contacts, NarrowStats& stats) = 0;
+    /// Sets a mesh's contact-query features (built on the host from its indices, kept for good).
+    virtual void setFeatures(std::uint32_t mesh, const MeshFeatures& features) = 0;
+    /// Sets a mesh's canonical vertices (weldVertices) for self contact queries that exclude
+    /// welds; sent to the device only when they changed.
+    virtual void setWeld(std::uint32_t mesh, const std::vector<std::uint32_t>& weld) = 0;
+    /// Runs contact queries sorted by mesh pair (every mesh with its features set, and its weld
+    /// in a self query when options.excludeWelded); appends each one's contacts, sorted by
+    /// proximityBefore, to `contacts`: the CPU path's contacts, byte for byte.
+    virtual void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
+                               std::vector<ProximityContact>& contacts, NarrowStats& stats) = 0;
+    /// The points-against-mesh query of `count` points (checked) against `mesh` at `distance`;
+    /// writes the contacts, sorted by (point, triangle), to `contacts` (emptied first): the CPU
+    /// path's contacts, byte for byte.
+    virtual void findPointContacts(const float* points, std::uint32_t count, std::uint32_t mesh, double distance,
+                                   std::vector<PointContact>& contacts, NarrowStats& stats) = 0;
     /// A copy of the mesh's tree as of the last query.
     virtual TreeSnapshot tree(std::uint32_t mesh) const = 0;
     /// What it runs on.
@@ -262,8 +277,11 @@ private:
     /// they already are, from the same corners and topology (a static mesh is grown once).
     /// Touches only the mesh (safe one mesh per thread).
     void growTree(std::uint32_t index, bool world, double distance, int threads);
-    /// Builds the features of, moves to the world and grows the trees of every mesh the queries
-    /// read, one mesh per thread when there are many.
+    /// Builds (and hands the device engine) the features of every mesh the queries read, and
+    /// the welds of their self queries when options.excludeWelded.
+    void prepareFeatures(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options);
+    /// Moves to the world and grows the trees of every mesh the queries read, one mesh per
+    /// thread when there are many.
     void prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance);
     /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
     BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Zlib
 // TriangleMeshSet's contact query and points-against-mesh query on the host: trees with grown
 // leaf boxes over the meshes' topologies, candidates from FrontTraversal (a walk or a kept
-// front), the per-element tests of candidate_proximity.h on OpenMP threads, then one sort.
+// front), the per-element tests of candidate_proximity.h on OpenMP threads, then one sort. On
+// the CUDA backend both queries run on the device engine, to which this file hands the
+// features, welds and queries.
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/geometry/candidate_proximity.h"
@@ -70,6 +72,27 @@ void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double dista
     mesh.grownDistance[frame] = distance;
 }
 
+void TriangleMeshSetImpl::prepareFeatures(const MeshPairQuery* queries, std::uint32_t count,
+                                          const ProximityOptions& options) {
+    for (std::uint32_t q = 0; q < count; ++q) {
+        for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
+            Mesh& mesh = m_meshes[index];
+            if (mesh.featuresBuilt) continue;
+            buildMeshFeatures(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
+                              static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.features);
+            // Built only once the device has them too: a failed upload is tried again.
+            if (m_device) m_device->setFeatures(index, mesh.features);
+            mesh.featuresBuilt = true;
+        }
+        if (queries[q].meshA == queries[q].meshB && options.excludeWelded) {
+            Mesh& mesh = m_meshes[queries[q].meshA];
+            weldVertices(mesh.positions.data(), static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.weld,
+                         m_weldOrder);
+            if (m_device) m_device->setWeld(queries[q].meshA, mesh.weld);
+        }
+    }
+}
+
 void TriangleMeshSetImpl::prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance) {
     // What each mesh needs (bit 0: its own frame, bit 1: the world's), the meshes in index order.
     m_growNeeds.assign(m_meshes.size(), 0);
@@ -81,14 +104,7 @@ void TriangleMeshSetImpl::prepareGrownTrees(const MeshPairQuery* queries, std::u
     }
     m_growList.clear();
     for (std::uint32_t index = 0; index < m_meshes.size(); ++index) {
-        if (m_growNeeds[index] == 0) continue;
-        m_growList.push_back(index);
-        Mesh& mesh = m_meshes[index];
-        if (!mesh.featuresBuilt) {
-            buildMeshFeatures(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
-                              static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.features);
-            mesh.featuresBuilt = true;
-        }
+        if (m_growNeeds[index] != 0) m_growList.push_back(index);
     }
     const Clock::time_point start = Clock::now();
     const auto meshes = static_cast<std::int64_t>(m_growList.size());
@@ -253,6 +269,15 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     checkDistance(options.distance);
     m_stats = NarrowStats{};
     orderQueries(queries, count);
+    if (m_device) {
+        prepareFeatures(queries, count, options);
+        m_sortedQueries.resize(count);
+        for (std::uint32_t q = 0; q < count; ++q) m_sortedQueries[q] = queries[m_order[q]];
+        contacts.clear();
+        m_device->findProximity(m_sortedQueries.data(), count, options, contacts, m_stats);
+        m_stats.contacts = contacts.size();
+        return;
+    }
     m_threads = m_treeTuner.threadsForNextUpdate();
     const Clock::time_point treeStart = Clock::now();
     for (std::uint32_t q = 0; q < count; ++q) {
@@ -261,15 +286,8 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     }
     // The intersection query's fronts follow any restructuring done here.
     carryFrontsOver();
+    prepareFeatures(queries, count, options);
     prepareGrownTrees(queries, count, options.distance);
-    for (std::uint32_t q = 0; q < count; ++q) {
-        const MeshPairQuery& query = queries[q];
-        if (query.meshA == query.meshB && options.excludeWelded) {
-            Mesh& mesh = m_meshes[query.meshA];
-            weldVertices(mesh.positions.data(), static_cast<std::uint32_t>(mesh.positions.size() / 3), mesh.weld,
-                         m_weldOrder);
-        }
-    }
     m_treeTuner.record(millisecondsSince(treeStart));
     const Clock::time_point start = Clock::now();
     contacts.clear();
@@ -324,6 +342,11 @@ void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t c
         if (!std::isfinite(points[i])) throw std::invalid_argument("bulletgpu: query points must be finite");
     }
     m_stats = NarrowStats{};
+    if (m_device) {
+        m_device->findPointContacts(points, count, index, distance, contacts, m_stats);
+        m_stats.contacts = contacts.size();
+        return;
+    }
     Mesh& mesh = m_meshes[index];
     updateTree(mesh);
     carryFrontsOver();

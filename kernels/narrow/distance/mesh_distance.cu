@@ -48,7 +48,7 @@ constexpr int cMaxRounds = 160;
 /// Threads per block of the traversal kernels (a multiple of the warp).
 constexpr unsigned int cTraversalThreads = 128;
 /// Blocks of an expansion round per multiprocessor (each thread strides over the round's pairs).
-constexpr unsigned int cBlocksPerSm = 16;
+constexpr unsigned int cBlocksPerSm = 4;
 /// The round whose pairs also descend greedily, and the most of them that do.
 constexpr int cDescentRound = 12;
 constexpr std::uint32_t cMaxDescents = 4096;

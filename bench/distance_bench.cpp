@@ -9,10 +9,14 @@
 // placements of the second copy (beside it along x, unturned and turned; stacked on it along y)
 // and gaps of 1e-4 to 1 times the mesh's size: the copy is moved along its axis until
 // MeshDistance measures the gap within 5% (bisection), then both libraries answer the same query.
-// Times are medians of `repeats` queries; builds are timed once. Nothing is asserted.
+// Times are medians of `repeats` queries; builds are timed once. When a CUDA device is usable,
+// MeshDistance on Backend::Cuda answers the same queries too (its build, the tree built on 2
+// threads and uploaded, timed apart; one untimed query first), with whether its answer equals
+// the CPU's (distance, pair and points, or both meeting). Nothing is asserted.
 #include "bench/machine_info.h"
 #include "bench/sample_statistics.h"
 #include "bench/scene_filter.h"
+#include "kernels/common/cuda_device.h"
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
@@ -32,6 +36,7 @@
 #include <ctime>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -145,6 +150,14 @@ fcl::Transform3d fclTransform(const double* m) {
 }
 #endif
 
+/// True when two answers agree: both meeting, or the same distance, pair and points.
+bool sameAnswer(const DistanceResult& x, const DistanceResult& y) {
+    if (x.intersecting || y.intersecting) return x.intersecting == y.intersecting && x.distance == y.distance;
+    bool same = x.distance == y.distance && x.triangleA == y.triangleA && x.triangleB == y.triangleB;
+    for (int k = 0; k < 3; ++k) same = same && x.pointA[k] == y.pointA[k] && x.pointB[k] == y.pointB[k];
+    return same;
+}
+
 /// Times every configuration of one mesh and appends its rows to `report`.
 void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
     const PlyMesh& mesh = bench.mesh;
@@ -162,8 +175,18 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
 #else
     const double buildFcl = NAN;
 #endif
-    std::printf("%s: %u triangles, build %.1f ms (ours, 2 threads), %.1f ms (FCL)\n", bench.name.c_str(), triangles,
-                buildOurs, buildFcl);
+    // The CUDA engine, when a device is usable: the same meshes, built on 2 threads and uploaded.
+    std::optional<MeshDistance> gpu;
+    double buildCuda = NAN;
+    if (probeCudaDevice(0).usable) {
+        gpu.emplace(Backend::Cuda, 0);
+        start = Clock::now();
+        gpu->addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles, 2);
+        buildCuda = msSince(start);
+        gpu->addMesh(mesh.positions.data(), vertices, mesh.indices.data(), triangles, 2);
+    }
+    std::printf("%s: %u triangles, build %.1f ms (ours, 2 threads), %.1f ms (FCL), %.1f ms (CUDA: build and upload)\n",
+                bench.name.c_str(), triangles, buildOurs, buildFcl, buildCuda);
     const double size = sizeOf(mesh);
     // The copy beside the mesh along x, unturned and turned, and stacked on it along y (for the
     // sheet: parallel layers, close over their whole area).
@@ -177,8 +200,9 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
     for (const Orientation& orientation : orientations) {
         for (double gap : {1e-4, 1e-3, 1e-2, 1e-1, 1.0}) {
             const Transform tb = placeAtGap(engine, orientation.q, orientation.axis, gap * size, size);
-            std::vector<double> ours2, ours1, fclTimes, ours1Cpu, fclCpu;
-            DistanceResult r2, r1;
+            std::vector<double> ours2, ours1, fclTimes, ours1Cpu, fclCpu, cudaTimes;
+            DistanceResult r2, r1, rc;
+            if (gpu) rc = gpu->distance(0, nullptr, 1, tb.data()); // buffers settle
             double fclDistance = NAN;
 #if defined(BULLETGPU_WITH_FCL)
             const Transform identity{1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
@@ -194,6 +218,11 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
                 r1 = engine.distance(0, nullptr, 1, tb.data(), DistanceOptions{1});
                 ours1Cpu.push_back(threadCpuMs() - cpu);
                 ours1.push_back(msSince(start));
+                if (gpu) {
+                    start = Clock::now();
+                    rc = gpu->distance(0, nullptr, 1, tb.data());
+                    cudaTimes.push_back(msSince(start));
+                }
 #if defined(BULLETGPU_WITH_FCL)
                 fcl::DistanceRequestd request(true);
                 fcl::DistanceResultd result;
@@ -214,12 +243,16 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
             const std::array<long long, 2> fclCounts{-1, -1};
 #endif
             const double ms2 = bench::median(ours2), ms1 = bench::median(ours1);
+            const double msCuda = cudaTimes.empty() ? NAN : bench::median(cudaTimes);
+            const char* cudaSame = !gpu ? "-" : (sameAnswer(r2, rc) && sameAnswer(r1, rc) ? "yes" : "NO");
             std::printf("%-13s %-8s %7.0e %12.6e %12.6e %9.2e %9.3f %9.3f %9.3f %7.2f %9.3f %9.3f %7.2f %10llu %8llu "
-                        "%10lld %8lld\n",
+                        "%10lld %8lld %9.3f %4s %10llu %8llu\n",
                         bench.name.c_str(), orientation.name, gap, r2.distance, fclDistance,
                         std::fabs(r2.distance - fclDistance), ms2, ms1, fclMs, fclMs / ms2, ours1CpuMs, fclCpuMs,
                         fclCpuMs / ours1CpuMs, static_cast<unsigned long long>(r2.volumeTests),
-                        static_cast<unsigned long long>(r2.triangleTests), fclCounts[0], fclCounts[1]);
+                        static_cast<unsigned long long>(r2.triangleTests), fclCounts[0], fclCounts[1], msCuda, cudaSame,
+                        static_cast<unsigned long long>(rc.volumeTests),
+                        static_cast<unsigned long long>(rc.triangleTests));
             report["rows"].push_back({{"mesh", bench.name},
                                       {"triangles", triangles},
                                       {"orientation", orientation.name},
@@ -242,6 +275,13 @@ void runMesh(const BenchMesh& bench, int repeats, nlohmann::json& report) {
                                       {"fcl_leaf_tests", fclCounts[1]},
                                       {"build_ms_ours_2t", buildOurs},
                                       {"build_ms_fcl", buildFcl},
+                                      {"ms_cuda", msCuda},
+                                      {"distance_cuda", rc.distance},
+                                      {"cuda_equals_cpu", std::string(cudaSame)},
+                                      {"cuda_rss_tests", rc.volumeTests},
+                                      {"cuda_triangle_tests", rc.triangleTests},
+                                      {"build_ms_cuda", buildCuda},
+                                      {"samples_ms_cuda", cudaTimes},
                                       {"samples_ms_ours_2t", ours2}});
         }
     }
@@ -270,9 +310,12 @@ int main(int argc, char** argv) {
 #if !defined(BULLETGPU_WITH_FCL)
     std::printf("note: built without FCL (libfcl-dev not found): the FCL columns are nan\n");
 #endif
-    std::printf("%-13s %-8s %7s %12s %12s %9s %9s %9s %9s %7s %9s %9s %7s %10s %8s %10s %8s\n", "mesh", "turn", "gap",
-                "ours", "fcl", "|diff|", "ours 2t", "ours 1t", "fcl", "fcl/2t", "cpu 1t", "cpu fcl", "fcl/1t",
-                "rss tests", "tri tests", "fcl bv", "fcl tri");
+    const CudaDeviceProbe probe = probeCudaDevice(0);
+    report["machine"]["cuda"] = probe.usable ? probe.name : "not usable: " + probe.reason;
+    std::printf("CUDA: %s\n", probe.usable ? probe.name.c_str() : ("not usable: " + probe.reason).c_str());
+    std::printf("%-13s %-8s %7s %12s %12s %9s %9s %9s %9s %7s %9s %9s %7s %10s %8s %10s %8s %9s %4s %10s %8s\n", "mesh",
+                "turn", "gap", "ours", "fcl", "|diff|", "ours 2t", "ours 1t", "fcl", "fcl/2t", "cpu 1t", "cpu fcl",
+                "fcl/1t", "rss tests", "tri tests", "fcl bv", "fcl tri", "cuda", "same", "cuda rss", "cuda tri");
     std::vector<BenchMesh> meshes;
     meshes.push_back({"torus-100k", torusMesh(250, 200, 1.0, 0.35)});
     meshes.push_back({"sheet-100k", gridMesh(225, 225, false, false, [](double u, double v, double* p) {
@@ -295,7 +338,8 @@ int main(int argc, char** argv) {
     }
     std::ofstream(jsonPath) << report.dump(2) << "\n";
     std::printf("times in ms per query (medians of %d); gap: distance over the mesh's size; fcl/2t: FCL's time over "
-                "ours on 2 threads; cpu: the calling thread's CPU time, ours on 1 thread and FCL, and their ratio\n"
+                "ours on 2 threads; cpu: the calling thread's CPU time, ours on 1 thread and FCL, and their ratio; "
+                "cuda: ours on the CUDA device, same: its answer equals the CPU's\n"
                 "JSON written to %s\n",
                 repeats, jsonPath.c_str());
     return 0;

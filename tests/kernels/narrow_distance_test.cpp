@@ -2,6 +2,7 @@
 // MeshDistance against the all-pairs oracle: generated meshes at several separations and
 // orientations, linked tori, huge and tiny scales, large translations, on 1 and 2 threads,
 // and a real ccd-frames mesh against a moved copy (skipped without the data).
+#include "kernels/common/cuda_device.h"
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "kernels/reference/brute_force_distance.h"
 #include "tests/support/mesh_generators.h"
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 
 using namespace bulletgpu;
@@ -223,4 +225,13 @@ TEST_CASE("MeshDistance with an empty mesh, single triangles and more threads", 
         CHECK(r.intersecting);
         CHECK(r.distance == 0);
     }
+}
+
+TEST_CASE("MeshDistance picks its backend: Auto falls back to the CPU, Cuda without a device throws",
+          "[narrow][distance]") {
+    const CudaDeviceProbe probe = probeCudaDevice(0);
+    const MeshDistance automatic(Backend::Auto);
+    CHECK(automatic.backend() == (probe.usable ? Backend::Cuda : Backend::Cpu));
+    CHECK(MeshDistance(Backend::Cpu).backend() == Backend::Cpu);
+    if (!probe.usable) CHECK_THROWS_AS(MeshDistance(Backend::Cuda), std::runtime_error);
 }

@@ -8,8 +8,9 @@
 #include <cmath>
 #include <cstdint>
 
-/// Per-step math of the distance traversal, shared by the CPU path and a CUDA one to come:
-/// the frames of a query, the lower bound of a node pair and the distance of a leaf pair.
+/// Per-step math of the distance traversal, shared by the CPU and CUDA paths: the frames of a
+/// query, the child pairs of a node pair with their lower bounds, and the distance of a leaf
+/// pair.
 
 namespace bulletgpu {
 
@@ -60,6 +61,59 @@ BULLETGPU_HD TriangleDistance leafPairDistance(const DistanceMeshView& a, std::u
     const Triangle3d t1 = loadTriangle(a.positions, a.indices, ta, a.transform);
     const Triangle3d t2 = loadTriangle(b.positions, b.indices, tb, b.transform);
     return triangleDistance(t1, t2, mayMeet);
+}
+
+/// A pair of nodes of two RSS trees to visit, with the lower bound that put it on a list.
+struct DistanceNodePair {
+    std::uint32_t a; ///< Node of A's tree.
+    std::uint32_t b; ///< Node of B's tree.
+    double bound;    ///< Lower bound of the distance below both, less the query's allowance.
+};
+
+/// True when both nodes of the pair are leaves.
+BULLETGPU_HD bool isLeafPair(const RssNode* nodesA, const RssNode* nodesB, const DistanceNodePair& pair) {
+    return (nodesA[pair.a].child & nodesB[pair.b].child & cLeafFlag) != 0;
+}
+
+/// True when a pair of nodes `na`, `nb` (not two leaves) is split on A's side: the larger node,
+/// or the one that is not a leaf.
+BULLETGPU_HD bool splitsA(const RssNode& na, const RssNode& nb) {
+    const bool leafA = (na.child & cLeafFlag) != 0, leafB = (nb.child & cLeafFlag) != 0;
+    return !leafA && (leafB || na.span >= nb.span);
+}
+
+/// The two child pairs of a pair that is not two leaves (left child first), in A's frame
+/// (`relative`: B's frame in A's, relativeTransform): each bound is rssLowerBound, which may
+/// stop early past `cutoff` (the running best plus the allowance), less `slack`.
+BULLETGPU_HD void childPairs(const RssNode* nodesA, const RssNode* nodesB, const double* relative,
+                             const DistanceNodePair& pair, double cutoff, double slack, DistanceNodePair* out) {
+    const RssNode& na = nodesA[pair.a];
+    const RssNode& nb = nodesB[pair.b];
+    if (splitsA(na, nb)) {
+        const PlacedRss placedB = placeRss(nb.rss, relative);
+        const std::uint32_t child[2] = {pair.a + 1, na.child};
+        for (int i = 0; i < 2; ++i) {
+            const double raw = rssLowerBound(placeRss(nodesA[child[i]].rss, nullptr), placedB, cutoff);
+            out[i] = DistanceNodePair{child[i], pair.b, raw - slack};
+        }
+    } else {
+        const PlacedRss placedA = placeRss(na.rss, nullptr);
+        const std::uint32_t child[2] = {pair.b + 1, nb.child};
+        for (int i = 0; i < 2; ++i) {
+            const double raw = rssLowerBound(placedA, placeRss(nodesB[child[i]].rss, relative), cutoff);
+            out[i] = DistanceNodePair{pair.a, child[i], raw - slack};
+        }
+    }
+}
+
+/// The distance of a leaf pair: its triangles measured in the world frame, the exact test run
+/// only when the pair's bound does not prove them apart.
+BULLETGPU_HD TriangleDistance leafPairDistance(const DistanceMeshView& a, const DistanceMeshView& b,
+                                               const DistanceNodePair& pair, std::uint32_t* ta, std::uint32_t* tb) {
+    *ta = a.nodes[pair.a].child & ~cLeafFlag;
+    *tb = b.nodes[pair.b].child & ~cLeafFlag;
+    // A positive bound (past the allowance) proves the triangles apart: no exact test.
+    return leafPairDistance(a, *ta, b, *tb, pair.bound <= 0);
 }
 
 /// True when (d1, a1, b1) precedes (d2, a2, b2): the order that picks the reported pair.

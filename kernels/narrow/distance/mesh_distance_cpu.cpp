@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Zlib
-// MeshDistance on OpenMP threads: the calling thread walks the test tree depth first; past
+// The CPU engine of MeshDistance on OpenMP threads: the calling thread walks the test tree depth first; past
 // DistanceOptions::serialBounds bounds, the pairs still pending are cut into tasks ordered by
 // their lower bounds, and every thread walks tasks depth first, sharing the bound through an
 // atomic double.
@@ -22,12 +22,7 @@ constexpr std::uint64_t cUnlimited = std::numeric_limits<std::uint64_t>::max();
 /// Tasks per thread the pending pairs are cut into.
 constexpr std::size_t cTasksPerThread = 32;
 
-/// A pair of nodes to visit, with the lower bound that put it on a list.
-struct NodePair {
-    std::uint32_t a; ///< Node of A's tree.
-    std::uint32_t b; ///< Node of B's tree.
-    double bound;    ///< Lower bound of the distance below both, less the allowance.
-};
+using NodePair = DistanceNodePair;
 
 /// The best leaf pair one thread found.
 struct Candidate {
@@ -51,21 +46,9 @@ public:
     /// True once a meeting pair was found.
     bool stopped() const { return m_stop.load(std::memory_order_relaxed); }
 
-    /// The two child pairs of a pair that is not two leaves: the larger node (or the one that
-    /// is not a leaf) is split.
+    /// The two child pairs of a pair that is not two leaves (childPairs).
     void children(const NodePair& pair, NodePair* out, Candidate& c) const {
-        const RssNode& na = m_a.nodes[pair.a];
-        const RssNode& nb = m_b.nodes[pair.b];
-        const bool leafA = (na.child & cLeafFlag) != 0, leafB = (nb.child & cLeafFlag) != 0;
-        if (!leafA && (leafB || na.span >= nb.span)) {
-            const PlacedRss placedB = placeRss(nb.rss, m_relative);
-            out[0] = NodePair{pair.a + 1, pair.b, bound(m_a.nodes[pair.a + 1].rss, placedB)};
-            out[1] = NodePair{na.child, pair.b, bound(m_a.nodes[na.child].rss, placedB)};
-        } else {
-            const PlacedRss placedA = placeRss(na.rss, nullptr);
-            out[0] = NodePair{pair.a, pair.b + 1, bound(placedA, m_b.nodes[pair.b + 1].rss)};
-            out[1] = NodePair{pair.a, nb.child, bound(placedA, m_b.nodes[nb.child].rss)};
-        }
+        childPairs(m_a.nodes, m_b.nodes, m_relative, pair, cutoff(), m_slack, out);
         c.volumeTests += 2;
     }
 
@@ -75,21 +58,17 @@ public:
         if (leaves(pair) || pair.bound > best()) return -1;
         const RssNode& na = m_a.nodes[pair.a];
         const RssNode& nb = m_b.nodes[pair.b];
-        const bool leafA = (na.child & cLeafFlag) != 0, leafB = (nb.child & cLeafFlag) != 0;
-        return !leafA && (leafB || na.span >= nb.span) ? na.span : nb.span;
+        return splitsA(na, nb) ? na.span : nb.span;
     }
 
     /// True when both nodes of the pair are leaves.
-    bool leaves(const NodePair& pair) const {
-        return (m_a.nodes[pair.a].child & m_b.nodes[pair.b].child & cLeafFlag) != 0;
-    }
+    bool leaves(const NodePair& pair) const { return isLeafPair(m_a.nodes, m_b.nodes, pair); }
 
     /// Measures a leaf pair, keeps it in `c` when it precedes c's, lowers the shared bound, and
     /// stops every thread when the triangles meet.
     void measure(const NodePair& pair, Candidate& c) {
-        const std::uint32_t ta = m_a.nodes[pair.a].child & ~cLeafFlag, tb = m_b.nodes[pair.b].child & ~cLeafFlag;
-        // A positive bound (past the allowance) proves the triangles apart: no exact test.
-        const TriangleDistance d = leafPairDistance(m_a, ta, m_b, tb, pair.bound <= 0);
+        std::uint32_t ta, tb;
+        const TriangleDistance d = leafPairDistance(m_a, m_b, pair, &ta, &tb);
         ++c.triangleTests;
         if (!pairPrecedes(d.distance, ta, tb, c.distance, c.a, c.b)) return;
         c.distance = d.distance;
@@ -123,14 +102,6 @@ public:
     }
 
 private:
-    /// The lower bound of node pairs with one side already placed.
-    double bound(const NarrowRss& a, const PlacedRss& placedB) const {
-        return rssLowerBound(placeRss(a, nullptr), placedB, cutoff()) - m_slack;
-    }
-    /// The lower bound of node pairs with A's side already placed.
-    double bound(const PlacedRss& placedA, const NarrowRss& b) const {
-        return rssLowerBound(placedA, placeRss(b, m_relative), cutoff()) - m_slack;
-    }
     /// The raw bound past which a pair is pruned: the running best plus the allowance.
     double cutoff() const { return best() + m_slack; }
 
@@ -185,29 +156,13 @@ void keepPreceding(Candidate& best, const Candidate& c) {
 
 } // namespace
 
-std::uint32_t MeshDistance::addMesh(const float* positions, std::uint32_t vertexCount, const std::uint32_t* indices,
-                                    std::uint32_t triangleCount, int threads) {
-    Mesh mesh;
-    mesh.positions.assign(positions, positions + 3 * static_cast<std::size_t>(vertexCount));
-    mesh.indices.assign(indices, indices + 3 * static_cast<std::size_t>(triangleCount));
-    mesh.magnitude = 0;
-    for (const float x : mesh.positions) mesh.magnitude = std::max(mesh.magnitude, std::fabs(static_cast<double>(x)));
-    mesh.tree.build(mesh.positions.data(), mesh.indices.data(), triangleCount, threads);
-    m_meshes.push_back(std::move(mesh));
-    return static_cast<std::uint32_t>(m_meshes.size() - 1);
-}
-
-DistanceResult MeshDistance::distance(std::uint32_t meshA, const double* transformA, std::uint32_t meshB,
-                                      const double* transformB, const DistanceOptions& options) const {
+DistanceResult detail::cpuMeshDistance(const DistanceQuery& query, const DistanceOptions& options) {
     DistanceResult result;
-    const Mesh& ma = m_meshes[meshA];
-    const Mesh& mb = m_meshes[meshB];
-    if (ma.tree.nodes().empty() || mb.tree.nodes().empty()) return result;
-    const double* ta = transformA != nullptr ? transformA : cIdentityTransform;
-    const double* tb = transformB != nullptr ? transformB : cIdentityTransform;
-    const DistanceMeshView viewA{ma.positions.data(), ma.indices.data(), ma.tree.nodes().data(), ta};
-    const DistanceMeshView viewB{mb.positions.data(), mb.indices.data(), mb.tree.nodes().data(), tb};
-    Walk walk(viewA, viewB, querySlack(ma.magnitude, ta, mb.magnitude, tb));
+    const DistanceMesh& ma = *query.a;
+    const DistanceMesh& mb = *query.b;
+    const DistanceMeshView viewA{ma.positions.data(), ma.indices.data(), ma.tree.nodes().data(), query.transformA};
+    const DistanceMeshView viewB{mb.positions.data(), mb.indices.data(), mb.tree.nodes().data(), query.transformB};
+    Walk walk(viewA, viewB, query.slack);
 
     // Depth first on this thread alone: most queries end within options.serialBounds bounds,
     // sooner than other threads would start (on a loaded 2-core machine, waking the second

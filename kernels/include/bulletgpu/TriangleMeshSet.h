@@ -135,8 +135,9 @@ public:
     BoundingVolume boundingVolume(std::uint32_t mesh) const;
 
     /// Chooses how queries traverse; fronts are generated anew on a change. The default is
-    /// LeafWalk on the CPU, where walking every leaf anew with sixteen leaves at a time beats
-    /// updating a kept front (docs/benchmarks/narrow-cpu.md), and Fronts on CUDA.
+    /// LeafWalk on both backends: walking every leaf anew (on the CPU sixteen leaves at a time)
+    /// beat updating a kept front on every scene measured, on the CPU
+    /// (docs/benchmarks/narrow-cpu.md) and on an H100 (docs/benchmarks/narrow-h100.md).
     void setTraversal(NarrowTraversal traversal);
 
     /// How queries traverse.

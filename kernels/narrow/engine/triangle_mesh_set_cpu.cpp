@@ -57,10 +57,7 @@ TriangleMeshSetImpl::TriangleMeshSetImpl(Backend backend, int threadsOrDevice)
     : m_threads(backend == Backend::Cpu && threadsOrDevice > 0 ? threadsOrDevice : omp_get_max_threads()),
       m_maxThreads(m_threads), m_treeTuner(m_threads), m_queryTuner(m_threads) {
     if (backend == Backend::Auto) backend = probeCudaDevice(0).usable ? Backend::Cuda : Backend::Cpu;
-    if (backend == Backend::Cuda) {
-        m_device = detail::createCudaNarrowEngine(threadsOrDevice);
-        m_traversal = NarrowTraversal::Fronts;
-    }
+    if (backend == Backend::Cuda) m_device = detail::createCudaNarrowEngine(threadsOrDevice);
 }
 
 TriangleMeshSetImpl::~TriangleMeshSetImpl() = default;

@@ -9,6 +9,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "kernels/reference/brute_force_distance.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
 #include "tests/support/mesh_generators.h"
 
@@ -21,17 +22,11 @@
 #include <string>
 
 using namespace bulletgpu;
+using bulletgpu::test::cudaDeviceOrSkip;
 
 namespace {
 
 using Transform = std::array<double, 12>;
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("CUDA mesh distance test: " + probe.reason);
-    return probe.usable;
-}
 
 /// The rotation of quaternion (w, x, y, z) (normalised here) and translation t, row-major 3x4.
 Transform rigid(double w, double x, double y, double z, const double* t) {
@@ -155,7 +150,7 @@ PlyMesh wavySheet(std::uint32_t n) {
 } // namespace
 
 TEST_CASE("CUDA mesh distance equals the CPU and the oracle from overlapping to far", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const double origin[3] = {0, 0, 0};
     struct Kind {
         const char* name;
@@ -182,7 +177,7 @@ TEST_CASE("CUDA mesh distance equals the CPU and the oracle from overlapping to 
 }
 
 TEST_CASE("CUDA mesh distance on stacked parallel sheets with many equal pairs", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     // Identical flat sheets stacked along y: every pair of overlapping triangles is at the same
     // distance, so the smallest (triangleA, triangleB) among thousands of equals decides.
     const PlyMesh sheet = flatSheet(24);
@@ -207,7 +202,7 @@ TEST_CASE("CUDA mesh distance on stacked parallel sheets with many equal pairs",
 }
 
 TEST_CASE("CUDA mesh distance retries when a round outgrows its frontier", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const PlyMesh sheet = flatSheet(32);
     const PlyMesh torus = torusMesh(24, 12, 0.7, 0.25);
     TwinDistance sheets(sheet, sheet), tori(torus, torus);
@@ -223,7 +218,7 @@ TEST_CASE("CUDA mesh distance retries when a round outgrows its frontier", "[cud
 }
 
 TEST_CASE("CUDA mesh distance at huge and tiny scales and large translations", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const PlyMesh unit = torusMesh(16, 8, 0.7, 0.25);
     struct Scale {
         double scale, translation;
@@ -243,7 +238,7 @@ TEST_CASE("CUDA mesh distance at huge and tiny scales and large translations", "
 }
 
 TEST_CASE("CUDA mesh distance with empty and one-triangle meshes", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const std::vector<float> positions = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     const std::vector<std::uint32_t> indices = {0, 1, 2};
     MeshDistance cuda(Backend::Cuda, 0);
@@ -279,7 +274,7 @@ TEST_CASE("CUDA mesh distance with empty and one-triangle meshes", "[cuda][dista
 }
 
 TEST_CASE("CUDA mesh distance between two 100,000-triangle meshes in close proximity", "[cuda][distance][large]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     // The benchmark's meshes: a torus beside its copy (aligned and turned), a wavy sheet stacked
     // on its copy, and the torus through its copy turned about their common centre (meeting).
     const PlyMesh torus = torusMesh(250, 200, 1.0, 0.35);

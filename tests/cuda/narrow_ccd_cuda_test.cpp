@@ -9,6 +9,7 @@
 #include "tests/support/moving_mesh.h"
 #include "tests/support/ply_mesh.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/cuda_skip.h"
 #include "tests/support/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -24,19 +25,13 @@
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cudaDeviceOrSkip;
 using bulletgpu::test::MovingMesh;
 using bulletgpu::test::randomGrid;
 using bulletgpu::test::transform;
 using bulletgpu::test::triangle;
 
 namespace {
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("CCD CUDA test: " + probe.reason);
-    return probe.usable;
-}
 
 /// The same double, bit for bit.
 bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof(double)) == 0; }
@@ -141,7 +136,7 @@ TEST_CASE("CcdFrameQuery backend: Cuda needs a usable device and Auto falls back
 }
 
 TEST_CASE("CUDA CCD frame query equals the CPU on random scenes", "[cuda][ccd]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
     const double eta = GENERATE(0.0, 1e-3, 0.05);
     const bool self = GENERATE(true, false);
     std::mt19937_64 random(2929);
@@ -164,7 +159,7 @@ TEST_CASE("CUDA CCD frame query equals the CPU on random scenes", "[cuda][ccd]")
 }
 
 TEST_CASE("CUDA CCD frame query equals the CPU on named cases", "[cuda][ccd]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
     std::mt19937_64 random(29);
     TwinQueries twins;
     const MovingMesh one = triangle({0, 0, 0, 1, 0, 0, 0, 1, 0}, {});
@@ -226,7 +221,7 @@ TEST_CASE("CUDA CCD frame query equals the CPU on named cases", "[cuda][ccd]") {
 }
 
 TEST_CASE("CUDA CCD frame query equals the CPU on the ccd-frames scenes", "[cuda][ccd][data][large]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
     struct Scene {
         const char* name;      ///< Folder under ccd-frames.
         const char* frames[2]; ///< PLY names at t = 0 and t = 1.

@@ -7,6 +7,7 @@
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
 #include "support/mesh_transforms.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
@@ -23,17 +24,11 @@
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cudaDeviceOrSkip;
 using test::rigidTransform;
 using test::uprightTransform;
 
 namespace {
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("narrow-phase CUDA test: " + probe.reason);
-    return probe.usable;
-}
 
 /// Identical arrays, byte for byte.
 template <typename T>
@@ -101,7 +96,7 @@ struct TwinSets {
 } // namespace
 
 TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
@@ -123,7 +118,7 @@ TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth",
 }
 
 TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the CPU", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     TwinSets sets(traversal);
     const std::uint32_t count = 20000;
@@ -140,7 +135,7 @@ TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the 
 }
 
 TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
@@ -160,7 +155,7 @@ TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda]
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and deforming meshes", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh torus = torusMesh(48, 16, 1.0, 0.55);
     const double centre[3] = {0, 0, 0};
@@ -190,7 +185,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and defor
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const std::uint32_t count = GENERATE(2u, 3u, 17u, 1000u, 70000u);
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh soup = triangleSoup(count, 0.6 / std::cbrt(static_cast<double>(count)), count);
@@ -203,7 +198,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[c
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on the ccd-frames meshes", "[cuda][narrow][data]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     struct Scene {
         const char* name;
         const char* frames[2];

@@ -12,6 +12,7 @@
 #include "support/cuda_skip.h"
 #include "support/test_skip.h"
 #include "tests/support/mesh_generators.h"
+#include "tests/support/rigid_transform.h"
 
 #include <catch2/catch.hpp>
 
@@ -23,26 +24,11 @@
 
 using namespace bulletgpu;
 using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::randomRigid;
+using bulletgpu::test::rigid;
+using bulletgpu::test::Transform;
 
 namespace {
-
-using Transform = std::array<double, 12>;
-
-/// The rotation of quaternion (w, x, y, z) (normalised here) and translation t, row-major 3x4.
-Transform rigid(double w, double x, double y, double z, const double* t) {
-    const double n = std::sqrt(w * w + x * x + y * y + z * z);
-    w /= n, x /= n, y /= n, z /= n;
-    return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),     t[0],
-            2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),     t[1],
-            2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y), t[2]};
-}
-
-/// A random rotation (seeded) and translation t.
-Transform randomRigid(std::mt19937& rng, const double* t) {
-    std::normal_distribution<double> g;
-    const double w = g(rng), x = g(rng), y = g(rng), z = g(rng);
-    return rigid(w, x, y, z, t);
-}
 
 /// Triangles of a mesh.
 std::uint32_t triangles(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.indices.size() / 3); }

@@ -7,6 +7,7 @@
 #include "kernels/reference/brute_force_distance.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/rigid_transform.h"
 #include "tests/support/shared_data.h"
 
 #include "support/test_skip.h"
@@ -21,26 +22,11 @@
 #include <string>
 
 using namespace bulletgpu;
+using bulletgpu::test::randomRigid;
+using bulletgpu::test::rigid;
+using bulletgpu::test::Transform;
 
 namespace {
-
-using Transform = std::array<double, 12>;
-
-/// The rotation of unit quaternion (w, x, y, z) and translation t, as a row-major 3x4.
-Transform rigid(double w, double x, double y, double z, const double* t) {
-    const double n = std::sqrt(w * w + x * x + y * y + z * z);
-    w /= n, x /= n, y /= n, z /= n;
-    return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),     t[0],
-            2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),     t[1],
-            2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y), t[2]};
-}
-
-/// A random rotation (seeded) and translation t.
-Transform randomRigid(std::mt19937& rng, const double* t) {
-    std::normal_distribution<double> g;
-    const double w = g(rng), x = g(rng), y = g(rng), z = g(rng);
-    return rigid(w, x, y, z, t);
-}
 
 /// Largest distance of a vertex from the origin.
 double radiusOf(const PlyMesh& mesh) {

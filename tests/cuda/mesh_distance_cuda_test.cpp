@@ -12,6 +12,7 @@
 #include "support/cuda_skip.h"
 #include "support/test_skip.h"
 #include "tests/support/mesh_generators.h"
+#include "tests/support/mesh_measures.h"
 #include "tests/support/rigid_transform.h"
 
 #include <catch2/catch.hpp>
@@ -24,17 +25,14 @@
 
 using namespace bulletgpu;
 using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::radiusOf;
 using bulletgpu::test::randomRigid;
 using bulletgpu::test::rigid;
 using bulletgpu::test::Transform;
+using bulletgpu::test::triangles;
+using bulletgpu::test::vertices;
 
 namespace {
-
-/// Triangles of a mesh.
-std::uint32_t triangles(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.indices.size() / 3); }
-
-/// Vertices of a mesh.
-std::uint32_t vertices(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.positions.size() / 3); }
 
 /// A result in full precision, for failure messages.
 std::string describe(const DistanceResult& r) {
@@ -104,15 +102,6 @@ struct TwinDistance {
         REQUIRE(r.triangleB == expected.triangleB);
     }
 };
-
-/// Largest distance of a vertex from the origin.
-double radiusOf(const PlyMesh& mesh) {
-    double r = 0;
-    for (std::size_t v = 0; v < mesh.positions.size(); v += 3) {
-        r = std::fmax(r, oracleLength(mesh.positions[v], mesh.positions[v + 1], mesh.positions[v + 2]));
-    }
-    return r;
-}
 
 /// A flat square sheet of n x n quads (2 n^2 triangles) in the xz plane, side 2.
 PlyMesh flatSheet(std::uint32_t n) {

@@ -6,6 +6,7 @@
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "kernels/reference/brute_force_distance.h"
 #include "tests/support/mesh_generators.h"
+#include "tests/support/mesh_measures.h"
 #include "tests/support/ply_mesh.h"
 #include "tests/support/rigid_transform.h"
 #include "tests/support/shared_data.h"
@@ -22,29 +23,19 @@
 #include <string>
 
 using namespace bulletgpu;
+using bulletgpu::test::radiusOf;
 using bulletgpu::test::randomRigid;
 using bulletgpu::test::rigid;
 using bulletgpu::test::Transform;
+using bulletgpu::test::triangles;
 
 namespace {
-
-/// Largest distance of a vertex from the origin.
-double radiusOf(const PlyMesh& mesh) {
-    double r = 0;
-    for (std::size_t v = 0; v < mesh.positions.size(); v += 3) {
-        r = std::fmax(r, oracleLength(mesh.positions[v], mesh.positions[v + 1], mesh.positions[v + 2]));
-    }
-    return r;
-}
 
 /// `mesh` with every coordinate multiplied by s.
 PlyMesh scaled(PlyMesh mesh, double s) {
     for (float& x : mesh.positions) x = static_cast<float>(x * s);
     return mesh;
 }
-
-/// Triangles of a mesh.
-std::uint32_t triangles(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.indices.size() / 3); }
 
 /// Runs the query on 1 thread, and on 2 threads from the first pending pairs on (no serial
 /// start), and checks it against `expected` (the oracle's answer):

@@ -6,10 +6,10 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/ccd/ccd_frame_query.h"
+#include "tests/support/ccd_frame_scenes.h"
+#include "tests/support/cuda_skip.h"
 #include "tests/support/moving_mesh.h"
 #include "tests/support/ply_mesh.h"
-#include "tests/support/shared_data.h"
-#include "tests/support/cuda_skip.h"
 #include "tests/support/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -18,14 +18,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cCcdFrameSceneCount;
+using bulletgpu::test::cCcdFrameScenes;
+using bulletgpu::test::CcdFrameScene;
 using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::loadCcdFramesOrSkip;
 using bulletgpu::test::MovingMesh;
 using bulletgpu::test::randomGrid;
 using bulletgpu::test::transform;
@@ -222,20 +225,11 @@ TEST_CASE("CUDA CCD frame query equals the CPU on named cases", "[cuda][ccd]") {
 
 TEST_CASE("CUDA CCD frame query equals the CPU on the ccd-frames scenes", "[cuda][ccd][data][large]") {
     if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
-    struct Scene {
-        const char* name;      ///< Folder under ccd-frames.
-        const char* frames[2]; ///< PLY names at t = 0 and t = 1.
-    };
-    const Scene scene =
-        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
-                 Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
-    if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        bulletgpu::test::skipTestCase("no ccd-frames at " + folder + " (set BULLETGPU_DATA_DIR)");
-        return;
-    }
-    const PlyMesh start = readPlyMesh(folder + scene.frames[0] + ".ply");
-    const PlyMesh end = readPlyMesh(folder + scene.frames[1] + ".ply");
+    const CcdFrameScene& scene = cCcdFrameScenes[GENERATE(range(std::size_t{0}, cCcdFrameSceneCount))];
+    PlyMesh frames[2];
+    if (!loadCcdFramesOrSkip(scene, frames, "no ccd-frames at ")) return;
+    const PlyMesh& start = frames[0];
+    const PlyMesh& end = frames[1];
     REQUIRE(start.indices == end.indices);
     const CcdMesh mesh{start.exactPositions.data(), end.exactPositions.data(),
                        static_cast<std::uint32_t>(start.exactPositions.size() / 3), start.indices.data(),

@@ -9,9 +9,9 @@
 #include "support/mesh_transforms.h"
 #include "support/cuda_skip.h"
 #include "support/test_skip.h"
+#include "tests/support/ccd_frame_scenes.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
-#include "tests/support/shared_data.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,12 +19,15 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cCcdFrameSceneCount;
+using bulletgpu::test::cCcdFrameScenes;
+using bulletgpu::test::CcdFrameScene;
 using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::loadCcdFramesOrSkip;
 using test::rigidTransform;
 using test::uprightTransform;
 
@@ -199,20 +202,9 @@ TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[c
 
 TEST_CASE("CUDA narrow phase equals the CPU on the ccd-frames meshes", "[cuda][narrow][data]") {
     if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
-    struct Scene {
-        const char* name;
-        const char* frames[2];
-    };
-    const Scene scene =
-        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
-                 Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
-    if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        bulletgpu::test::skipTestCase("no real data at " + folder + " (set BULLETGPU_DATA_DIR)");
-        return;
-    }
-    const PlyMesh frames[2] = {readPlyMesh(folder + scene.frames[0] + ".ply"),
-                               readPlyMesh(folder + scene.frames[1] + ".ply")};
+    const CcdFrameScene& scene = cCcdFrameScenes[GENERATE(range(std::size_t{0}, cCcdFrameSceneCount))];
+    PlyMesh frames[2];
+    if (!loadCcdFramesOrSkip(scene, frames)) return;
     TwinSets sets(NarrowTraversal::Fronts);
     const std::uint32_t mesh = sets.add(frames[0]);
     for (int step = 0; step < 4; ++step) {

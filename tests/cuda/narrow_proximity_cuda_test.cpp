@@ -9,9 +9,9 @@
 #include "support/mesh_transforms.h"
 #include "support/cuda_skip.h"
 #include "support/test_skip.h"
+#include "tests/support/ccd_frame_scenes.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
-#include "tests/support/shared_data.h"
 
 #include <bulletgpu/TriangleMeshSet.h>
 
@@ -21,14 +21,17 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cCcdFrameSceneCount;
+using bulletgpu::test::cCcdFrameScenes;
+using bulletgpu::test::CcdFrameScene;
 using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::loadCcdFramesOrSkip;
 using test::rigidTransform;
 using test::uprightTransform;
 
@@ -318,20 +321,9 @@ TEST_CASE("CUDA contact query equals the CPU on a batch, in mesh-pair order", "[
 
 TEST_CASE("CUDA contact query equals the CPU on the ccd-frames meshes", "[cuda][proximity][data]") {
     if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
-    struct Scene {
-        const char* name;
-        const char* frames[2];
-    };
-    const Scene scene =
-        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
-                 Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
-    if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        bulletgpu::test::skipTestCase("no real data at " + folder + " (set BULLETGPU_DATA_DIR)");
-        return;
-    }
-    const PlyMesh frames[2] = {readPlyMesh(folder + scene.frames[0] + ".ply"),
-                               readPlyMesh(folder + scene.frames[1] + ".ply")};
+    const CcdFrameScene& scene = cCcdFrameScenes[GENERATE(range(std::size_t{0}, cCcdFrameSceneCount))];
+    PlyMesh frames[2];
+    if (!loadCcdFramesOrSkip(scene, frames)) return;
     const double edge = meanEdge(frames[0]);
     TwinSets sets;
     const std::uint32_t mesh = sets.add(frames[0]);

@@ -20,6 +20,7 @@
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/rigid_transform.h"
 #include "tests/support/shared_data.h"
 
 #include <nlohmann/json.hpp>
@@ -42,11 +43,12 @@
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::rigid;
+using bulletgpu::test::Transform;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
-using Transform = std::array<double, 12>;
 
 /// Milliseconds since `start`.
 double msSince(Clock::time_point start) {
@@ -59,15 +61,6 @@ double threadCpuMs() {
     timespec t{};
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
     return 1e3 * static_cast<double>(t.tv_sec) + 1e-6 * static_cast<double>(t.tv_nsec);
-}
-
-/// The rotation of quaternion (w, x, y, z) (normalised here) and translation t, row-major 3x4.
-Transform rigid(double w, double x, double y, double z, const double* t) {
-    const double n = std::sqrt(w * w + x * x + y * y + z * z);
-    w /= n, x /= n, y /= n, z /= n;
-    return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),     t[0],
-            2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),     t[1],
-            2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y), t[2]};
 }
 
 /// One mesh of the benchmark.

@@ -9,8 +9,11 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "kernels/reference/brute_force_distance.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
 #include "tests/support/mesh_generators.h"
+#include "tests/support/mesh_measures.h"
+#include "tests/support/rigid_transform.h"
 
 #include <catch2/catch.hpp>
 
@@ -21,39 +24,15 @@
 #include <string>
 
 using namespace bulletgpu;
+using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::radiusOf;
+using bulletgpu::test::randomRigid;
+using bulletgpu::test::rigid;
+using bulletgpu::test::Transform;
+using bulletgpu::test::triangles;
+using bulletgpu::test::vertices;
 
 namespace {
-
-using Transform = std::array<double, 12>;
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("CUDA mesh distance test: " + probe.reason);
-    return probe.usable;
-}
-
-/// The rotation of quaternion (w, x, y, z) (normalised here) and translation t, row-major 3x4.
-Transform rigid(double w, double x, double y, double z, const double* t) {
-    const double n = std::sqrt(w * w + x * x + y * y + z * z);
-    w /= n, x /= n, y /= n, z /= n;
-    return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),     t[0],
-            2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),     t[1],
-            2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y), t[2]};
-}
-
-/// A random rotation (seeded) and translation t.
-Transform randomRigid(std::mt19937& rng, const double* t) {
-    std::normal_distribution<double> g;
-    const double w = g(rng), x = g(rng), y = g(rng), z = g(rng);
-    return rigid(w, x, y, z, t);
-}
-
-/// Triangles of a mesh.
-std::uint32_t triangles(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.indices.size() / 3); }
-
-/// Vertices of a mesh.
-std::uint32_t vertices(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.positions.size() / 3); }
 
 /// A result in full precision, for failure messages.
 std::string describe(const DistanceResult& r) {
@@ -124,15 +103,6 @@ struct TwinDistance {
     }
 };
 
-/// Largest distance of a vertex from the origin.
-double radiusOf(const PlyMesh& mesh) {
-    double r = 0;
-    for (std::size_t v = 0; v < mesh.positions.size(); v += 3) {
-        r = std::fmax(r, oracleLength(mesh.positions[v], mesh.positions[v + 1], mesh.positions[v + 2]));
-    }
-    return r;
-}
-
 /// A flat square sheet of n x n quads (2 n^2 triangles) in the xz plane, side 2.
 PlyMesh flatSheet(std::uint32_t n) {
     return gridMesh(n, n, false, false, [](double u, double v, double* p) {
@@ -155,7 +125,7 @@ PlyMesh wavySheet(std::uint32_t n) {
 } // namespace
 
 TEST_CASE("CUDA mesh distance equals the CPU and the oracle from overlapping to far", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const double origin[3] = {0, 0, 0};
     struct Kind {
         const char* name;
@@ -182,7 +152,7 @@ TEST_CASE("CUDA mesh distance equals the CPU and the oracle from overlapping to 
 }
 
 TEST_CASE("CUDA mesh distance on stacked parallel sheets with many equal pairs", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     // Identical flat sheets stacked along y: every pair of overlapping triangles is at the same
     // distance, so the smallest (triangleA, triangleB) among thousands of equals decides.
     const PlyMesh sheet = flatSheet(24);
@@ -207,7 +177,7 @@ TEST_CASE("CUDA mesh distance on stacked parallel sheets with many equal pairs",
 }
 
 TEST_CASE("CUDA mesh distance retries when a round outgrows its frontier", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const PlyMesh sheet = flatSheet(32);
     const PlyMesh torus = torusMesh(24, 12, 0.7, 0.25);
     TwinDistance sheets(sheet, sheet), tori(torus, torus);
@@ -223,7 +193,7 @@ TEST_CASE("CUDA mesh distance retries when a round outgrows its frontier", "[cud
 }
 
 TEST_CASE("CUDA mesh distance at huge and tiny scales and large translations", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const PlyMesh unit = torusMesh(16, 8, 0.7, 0.25);
     struct Scale {
         double scale, translation;
@@ -243,7 +213,7 @@ TEST_CASE("CUDA mesh distance at huge and tiny scales and large translations", "
 }
 
 TEST_CASE("CUDA mesh distance with empty and one-triangle meshes", "[cuda][distance]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     const std::vector<float> positions = {0, 0, 0, 1, 0, 0, 0, 1, 0};
     const std::vector<std::uint32_t> indices = {0, 1, 2};
     MeshDistance cuda(Backend::Cuda, 0);
@@ -279,7 +249,7 @@ TEST_CASE("CUDA mesh distance with empty and one-triangle meshes", "[cuda][dista
 }
 
 TEST_CASE("CUDA mesh distance between two 100,000-triangle meshes in close proximity", "[cuda][distance][large]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CUDA mesh distance test: ")) return;
     // The benchmark's meshes: a torus beside its copy (aligned and turned), a wavy sheet stacked
     // on its copy, and the torus through its copy turned about their common centre (meeting).
     const PlyMesh torus = torusMesh(250, 200, 1.0, 0.35);

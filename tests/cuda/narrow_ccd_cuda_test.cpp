@@ -6,8 +6,10 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/ccd/ccd_frame_query.h"
+#include "tests/support/ccd_frame_scenes.h"
+#include "tests/support/cuda_skip.h"
+#include "tests/support/moving_mesh.h"
 #include "tests/support/ply_mesh.h"
-#include "tests/support/shared_data.h"
 #include "tests/support/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -16,71 +18,23 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cCcdFrameSceneCount;
+using bulletgpu::test::cCcdFrameScenes;
+using bulletgpu::test::CcdFrameScene;
+using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::loadCcdFramesOrSkip;
+using bulletgpu::test::MovingMesh;
+using bulletgpu::test::randomGrid;
+using bulletgpu::test::transform;
+using bulletgpu::test::triangle;
 
 namespace {
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("CCD CUDA test: " + probe.reason);
-    return probe.usable;
-}
-
-/// A mesh with positions at t = 0 and t = 1.
-struct MovingMesh {
-    std::vector<double> x0, x1;         ///< x, y, z per vertex.
-    std::vector<std::uint32_t> indices; ///< Three per triangle.
-
-    /// The query's view.
-    CcdMesh view() const {
-        return CcdMesh{x0.data(), x1.data(), static_cast<std::uint32_t>(x0.size() / 3), indices.data(),
-                       static_cast<std::uint32_t>(indices.size() / 3)};
-    }
-};
-
-/// A side x side grid of vertices with spacing 1/(side - 1) in the unit square at height z,
-/// each vertex jittered by up to `jitter` at t = 0 and moved by up to `motion` per axis.
-MovingMesh randomGrid(std::uint32_t side, double z, double jitter, double motion, std::mt19937_64& random) {
-    std::uniform_real_distribution<double> unit(-1.0, 1.0);
-    MovingMesh mesh;
-    const double step = 1.0 / (side - 1);
-    for (std::uint32_t j = 0; j < side; ++j) {
-        for (std::uint32_t i = 0; i < side; ++i) {
-            const double p[3] = {i * step + jitter * unit(random), j * step + jitter * unit(random),
-                                 z + jitter * unit(random)};
-            for (int k = 0; k < 3; ++k) {
-                mesh.x0.push_back(p[k]);
-                mesh.x1.push_back(p[k] + motion * unit(random));
-            }
-        }
-    }
-    for (std::uint32_t j = 0; j + 1 < side; ++j) {
-        for (std::uint32_t i = 0; i + 1 < side; ++i) {
-            const std::uint32_t v = j * side + i;
-            mesh.indices.insert(mesh.indices.end(), {v, v + 1, v + side, v + 1, v + side + 1, v + side});
-        }
-    }
-    return mesh;
-}
-
-/// A single triangle, static unless x1 is given.
-MovingMesh triangle(const std::vector<double>& x0, const std::vector<double>& x1) {
-    return MovingMesh{x0, x1.empty() ? x0 : x1, {0, 1, 2}};
-}
-
-/// Every coordinate scaled by `scale`, then moved by `offset`.
-void transform(MovingMesh& mesh, double scale, double offset) {
-    for (std::vector<double>* x : {&mesh.x0, &mesh.x1}) {
-        for (double& value : *x) value = value * scale + offset;
-    }
-}
 
 /// The same double, bit for bit.
 bool sameBits(double x, double y) { return std::memcmp(&x, &y, sizeof(double)) == 0; }
@@ -185,7 +139,7 @@ TEST_CASE("CcdFrameQuery backend: Cuda needs a usable device and Auto falls back
 }
 
 TEST_CASE("CUDA CCD frame query equals the CPU on random scenes", "[cuda][ccd]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
     const double eta = GENERATE(0.0, 1e-3, 0.05);
     const bool self = GENERATE(true, false);
     std::mt19937_64 random(2929);
@@ -208,7 +162,7 @@ TEST_CASE("CUDA CCD frame query equals the CPU on random scenes", "[cuda][ccd]")
 }
 
 TEST_CASE("CUDA CCD frame query equals the CPU on named cases", "[cuda][ccd]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
     std::mt19937_64 random(29);
     TwinQueries twins;
     const MovingMesh one = triangle({0, 0, 0, 1, 0, 0, 0, 1, 0}, {});
@@ -270,21 +224,12 @@ TEST_CASE("CUDA CCD frame query equals the CPU on named cases", "[cuda][ccd]") {
 }
 
 TEST_CASE("CUDA CCD frame query equals the CPU on the ccd-frames scenes", "[cuda][ccd][data][large]") {
-    if (!cudaDeviceOrSkip()) return;
-    struct Scene {
-        const char* name;      ///< Folder under ccd-frames.
-        const char* frames[2]; ///< PLY names at t = 0 and t = 1.
-    };
-    const Scene scene =
-        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
-                 Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
-    if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        bulletgpu::test::skipTestCase("no ccd-frames at " + folder + " (set BULLETGPU_DATA_DIR)");
-        return;
-    }
-    const PlyMesh start = readPlyMesh(folder + scene.frames[0] + ".ply");
-    const PlyMesh end = readPlyMesh(folder + scene.frames[1] + ".ply");
+    if (!cudaDeviceOrSkip("CCD CUDA test: ")) return;
+    const CcdFrameScene& scene = cCcdFrameScenes[GENERATE(range(std::size_t{0}, cCcdFrameSceneCount))];
+    PlyMesh frames[2];
+    if (!loadCcdFramesOrSkip(scene, frames, "no ccd-frames at ")) return;
+    const PlyMesh& start = frames[0];
+    const PlyMesh& end = frames[1];
     REQUIRE(start.indices == end.indices);
     const CcdMesh mesh{start.exactPositions.data(), end.exactPositions.data(),
                        static_cast<std::uint32_t>(start.exactPositions.size() / 3), start.indices.data(),

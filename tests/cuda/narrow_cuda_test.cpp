@@ -7,10 +7,11 @@
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/reference/brute_force_triangles.h"
 #include "support/mesh_transforms.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
+#include "tests/support/ccd_frame_scenes.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
-#include "tests/support/shared_data.h"
 
 #include <catch2/catch.hpp>
 
@@ -18,22 +19,19 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cCcdFrameSceneCount;
+using bulletgpu::test::cCcdFrameScenes;
+using bulletgpu::test::CcdFrameScene;
+using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::loadCcdFramesOrSkip;
 using test::rigidTransform;
 using test::uprightTransform;
 
 namespace {
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("narrow-phase CUDA test: " + probe.reason);
-    return probe.usable;
-}
 
 /// Identical arrays, byte for byte.
 template <typename T>
@@ -101,7 +99,7 @@ struct TwinSets {
 } // namespace
 
 TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
@@ -123,7 +121,7 @@ TEST_CASE("CUDA narrow phase equals the CPU over 100 frames of a folding cloth",
 }
 
 TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the CPU", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     TwinSets sets(traversal);
     const std::uint32_t count = 20000;
@@ -140,7 +138,7 @@ TEST_CASE("CUDA narrow phase rebuilds degraded trees on the same queries as the 
 }
 
 TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::Fronts, NarrowTraversal::LeafWalk);
     const BoundingVolume volume = GENERATE(BoundingVolume::Aabb, BoundingVolume::Obb);
     TwinSets sets(traversal);
@@ -160,7 +158,7 @@ TEST_CASE("CUDA narrow phase restructures the same subtrees as the CPU", "[cuda]
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and deforming meshes", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh torus = torusMesh(48, 16, 1.0, 0.55);
     const double centre[3] = {0, 0, 0};
@@ -190,7 +188,7 @@ TEST_CASE("CUDA narrow phase equals the CPU on a batch of moving rigid and defor
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[cuda][narrow]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
     const std::uint32_t count = GENERATE(2u, 3u, 17u, 1000u, 70000u);
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh soup = triangleSoup(count, 0.6 / std::cbrt(static_cast<double>(count)), count);
@@ -203,21 +201,10 @@ TEST_CASE("CUDA narrow phase equals the CPU on triangle soup of many sizes", "[c
 }
 
 TEST_CASE("CUDA narrow phase equals the CPU on the ccd-frames meshes", "[cuda][narrow][data]") {
-    if (!cudaDeviceOrSkip()) return;
-    struct Scene {
-        const char* name;
-        const char* frames[2];
-    };
-    const Scene scene =
-        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
-                 Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
-    if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        bulletgpu::test::skipTestCase("no real data at " + folder + " (set BULLETGPU_DATA_DIR)");
-        return;
-    }
-    const PlyMesh frames[2] = {readPlyMesh(folder + scene.frames[0] + ".ply"),
-                               readPlyMesh(folder + scene.frames[1] + ".ply")};
+    if (!cudaDeviceOrSkip("narrow-phase CUDA test: ")) return;
+    const CcdFrameScene& scene = cCcdFrameScenes[GENERATE(range(std::size_t{0}, cCcdFrameSceneCount))];
+    PlyMesh frames[2];
+    if (!loadCcdFramesOrSkip(scene, frames)) return;
     TwinSets sets(NarrowTraversal::Fronts);
     const std::uint32_t mesh = sets.add(frames[0]);
     for (int step = 0; step < 4; ++step) {

@@ -7,10 +7,11 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/narrow/geometry/proximity_contact.h"
 #include "support/mesh_transforms.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
+#include "tests/support/ccd_frame_scenes.h"
 #include "tests/support/mesh_generators.h"
 #include "tests/support/ply_mesh.h"
-#include "tests/support/shared_data.h"
 
 #include <bulletgpu/TriangleMeshSet.h>
 
@@ -20,24 +21,21 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <fstream>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cCcdFrameSceneCount;
+using bulletgpu::test::cCcdFrameScenes;
+using bulletgpu::test::CcdFrameScene;
+using bulletgpu::test::cudaDeviceOrSkip;
+using bulletgpu::test::loadCcdFramesOrSkip;
 using test::rigidTransform;
 using test::uprightTransform;
 
 namespace {
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("contact-query CUDA test: " + probe.reason);
-    return probe.usable;
-}
 
 /// One contact in full, floats as hexadecimal (exact) and decimal.
 std::string describe(const ProximityContact& c) {
@@ -196,7 +194,7 @@ PlyMesh meshOf(std::vector<float> positions, std::vector<std::uint32_t> indices)
 } // namespace
 
 TEST_CASE("CUDA contact query equals the CPU over frames of a folding cloth", "[cuda][proximity]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
     const NarrowTraversal traversal = GENERATE(NarrowTraversal::LeafWalk, NarrowTraversal::Fronts);
     const double distance = GENERATE(0.0, 0.004, 0.03);
     TwinSets sets(traversal);
@@ -226,7 +224,7 @@ TEST_CASE("CUDA contact query equals the CPU over frames of a folding cloth", "[
 }
 
 TEST_CASE("CUDA contact query equals the CPU on rigid pairs far from the origin", "[cuda][proximity]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
     const double distance = GENERATE(0.0, 0.01, 0.08);
     TwinSets sets;
     const PlyMesh torus = torusMesh(32, 12, 1.0, 0.45);
@@ -253,7 +251,7 @@ TEST_CASE("CUDA contact query equals the CPU on rigid pairs far from the origin"
 }
 
 TEST_CASE("CUDA contact query excludes welded seams as the CPU", "[cuda][proximity]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
     const bool excludeWelded = GENERATE(true, false);
     TwinSets sets;
     PlyMesh sphere = seamSphere(10, 0.2, 0.0);
@@ -275,7 +273,7 @@ TEST_CASE("CUDA contact query excludes welded seams as the CPU", "[cuda][proximi
 }
 
 TEST_CASE("CUDA contact query equals the CPU on degenerate, empty and one-triangle meshes", "[cuda][proximity]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
     const double distance = GENERATE(0.0, 0.05, 0.5);
     TwinSets sets;
     // Collinear corners, a repeated index, a triangle collapsed to a point, and a sound one
@@ -299,7 +297,7 @@ TEST_CASE("CUDA contact query equals the CPU on degenerate, empty and one-triang
 }
 
 TEST_CASE("CUDA contact query equals the CPU on a batch, in mesh-pair order", "[cuda][proximity]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
     TwinSets sets(NarrowTraversal::Fronts);
     const PlyMesh cloth = foldedCloth(16, 0.02, 0.06, 0.2);
     const PlyMesh torus = torusMesh(16, 8, 0.3, 0.08);
@@ -322,21 +320,10 @@ TEST_CASE("CUDA contact query equals the CPU on a batch, in mesh-pair order", "[
 }
 
 TEST_CASE("CUDA contact query equals the CPU on the ccd-frames meshes", "[cuda][proximity][data]") {
-    if (!cudaDeviceOrSkip()) return;
-    struct Scene {
-        const char* name;
-        const char* frames[2];
-    };
-    const Scene scene =
-        GENERATE(Scene{"cloth-funnel", {"227", "228"}}, Scene{"cloth-ball", {"cloth_ball92", "cloth_ball93"}},
-                 Scene{"rod-twist", {"3036", "3037"}});
-    const std::string folder = bulletgpu::test::sharedDataDir() + "/ccd-frames/" + scene.name + "/frames/";
-    if (!std::ifstream(folder + scene.frames[0] + ".ply").good()) {
-        bulletgpu::test::skipTestCase("no real data at " + folder + " (set BULLETGPU_DATA_DIR)");
-        return;
-    }
-    const PlyMesh frames[2] = {readPlyMesh(folder + scene.frames[0] + ".ply"),
-                               readPlyMesh(folder + scene.frames[1] + ".ply")};
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
+    const CcdFrameScene& scene = cCcdFrameScenes[GENERATE(range(std::size_t{0}, cCcdFrameSceneCount))];
+    PlyMesh frames[2];
+    if (!loadCcdFramesOrSkip(scene, frames)) return;
     const double edge = meanEdge(frames[0]);
     TwinSets sets;
     const std::uint32_t mesh = sets.add(frames[0]);
@@ -353,7 +340,7 @@ TEST_CASE("CUDA contact query equals the CPU on the ccd-frames meshes", "[cuda][
 }
 
 TEST_CASE("CUDA points against a mesh equal the CPU", "[cuda][proximity]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("contact-query CUDA test: ")) return;
     const double distance = GENERATE(0.0, 0.05, 0.3);
     TwinSets sets;
     const double centre[3] = {0, 0, 0};

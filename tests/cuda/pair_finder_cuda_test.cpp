@@ -6,6 +6,7 @@
 #include "kernels/sap/pair_finder.h"
 #include "kernels/sap/pair_finder_cpu.h"
 #include "support/random_scenes.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -28,13 +29,6 @@ namespace {
 
 constexpr double cInf = std::numeric_limits<double>::infinity();
 constexpr double cNaN = std::numeric_limits<double>::quiet_NaN();
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("PairFinderCuda test: " + probe.reason);
-    return probe.usable;
-}
 
 TestBox makeBox(double x0, double y0, double z0, double x1, double y1, double z1) {
     return TestBox{{x0, y0, z0}, {x1, y1, z1}};
@@ -294,7 +288,7 @@ TEST_CASE("PairFinderCuda: the factory reports why no device is usable", "[sap][
 }
 
 TEST_CASE("PairFinderCuda: random scenes match the CPU finder frame by frame", "[sap][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     const SceneKind kind =
         GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis, SceneKind::MixedSizes);
     const std::size_t n = GENERATE(0, 1, 2, 100, 5000);
@@ -314,7 +308,7 @@ TEST_CASE("PairFinderCuda: random scenes match the CPU finder frame by frame", "
 }
 
 TEST_CASE("PairFinderCuda: 20,000 boxes with churn match the CPU finder", "[sap][cuda][large]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered);
     const Extras extras = GENERATE(Extras::None, Extras::Mixed);
     const bool exact = GENERATE(false, true);
@@ -332,7 +326,7 @@ TEST_CASE("PairFinderCuda: 20,000 boxes with churn match the CPU finder", "[sap]
 }
 
 TEST_CASE("PairFinderCuda: millions of pairs grow the pair buffer", "[sap][cuda][large]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     SceneGenerator random(77);
     TwinStores stores(false);
     for (std::uint32_t slot = 0; slot < 2500; ++slot) {
@@ -348,7 +342,7 @@ TEST_CASE("PairFinderCuda: millions of pairs grow the pair buffer", "[sap][cuda]
 }
 
 TEST_CASE("PairFinderCuda: named edge cases match the CPU finder", "[sap][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     TwinStores stores(GENERATE(false, true));
     SceneGenerator generator(3);
     std::uint32_t slot = 0;
@@ -397,7 +391,7 @@ TEST_CASE("PairFinderCuda: named edge cases match the CPU finder", "[sap][cuda]"
 }
 
 TEST_CASE("PairFinderCuda: nothing changed skips the work", "[sap][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     SceneGenerator generator(9);
     const std::vector<TestBox> boxes = generator.scene(SceneKind::Uniform, 500);
     TwinStores stores(false);
@@ -412,7 +406,7 @@ TEST_CASE("PairFinderCuda: nothing changed skips the work", "[sap][cuda]") {
 }
 
 TEST_CASE("PairFinderCuda: edits match the CPU finder", "[sap][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     const bool editFirst = GENERATE(false, true);
     CAPTURE(editFirst);
     ChurningScene scene(SceneKind::Clustered, 2000, Extras::Mixed, 41);
@@ -446,7 +440,7 @@ TEST_CASE("PairFinderCuda: edits match the CPU finder", "[sap][cuda]") {
 }
 
 TEST_CASE("PairFinderCuda: reset reports every pair as found again", "[sap][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     ChurningScene scene(SceneKind::Uniform, 1000, Extras::Huge, 5);
     TwinStores stores(false);
     scene.populate(stores);
@@ -460,7 +454,7 @@ TEST_CASE("PairFinderCuda: reset reports every pair as found again", "[sap][cuda
 }
 
 TEST_CASE("PairFinderCuda: a different store is sent again in full", "[sap][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("PairFinderCuda test: ")) return;
     PairFinderCpu cpu(2);
     const std::unique_ptr<PairFinder> cuda = createCudaPairFinder(0);
     for (const std::size_t n : {3000u, 700u}) {

@@ -6,6 +6,7 @@
 #include "kernels/partition/partitioned_pair_finder.h"
 #include "kernels/sap/pair_finder_cpu.h"
 #include "support/random_scenes.h"
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
 
 #include <catch2/catch.hpp>
@@ -17,11 +18,7 @@ using namespace bulletgpu;
 using namespace bulletgpu::test;
 
 TEST_CASE("Partitioned CUDA finder: K streams on one device equal the CPU finder", "[cuda][partition]") {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) {
-        bulletgpu::test::skipTestCase("partitioned CUDA test: " + probe.reason);
-        return;
-    }
+    if (!cudaDeviceOrSkip("partitioned CUDA test: ")) return;
     const int slabs = GENERATE(1, 2, 3, 4, 7);
     const SceneKind kind = GENERATE(SceneKind::Uniform, SceneKind::Clustered, SceneKind::OneAxis);
     const bool exact = GENERATE(false, true);

@@ -6,6 +6,7 @@
 #include "kernels/common/cuda_device.h"
 #include "kernels/reference/brute_force_chains.h"
 
+#include "support/cuda_skip.h"
 #include "support/test_skip.h"
 #include <catch2/catch.hpp>
 
@@ -16,15 +17,9 @@
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::cudaDeviceOrSkip;
 
 namespace {
-
-/// Whether device 0 can run the tests; when it cannot, skips the test case, saying why.
-bool cudaDeviceOrSkip() {
-    const CudaDeviceProbe probe = probeCudaDevice(0);
-    if (!probe.usable) bulletgpu::test::skipTestCase("SphereChain CUDA test: " + probe.reason);
-    return probe.usable;
-}
 
 /// A CPU set and a CUDA set holding the same chains.
 struct TwinSets {
@@ -65,7 +60,7 @@ TEST_CASE("SphereChain CUDA: without a device the backend says why", "[chain][cu
 }
 
 TEST_CASE("SphereChain CUDA: the paper's paths match the CPU", "[chain][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("SphereChain CUDA test: ")) return;
     for (const std::uint32_t count : {10000u, 50000u, 150000u}) {
         CAPTURE(count);
         TwinSets sets;
@@ -80,7 +75,7 @@ TEST_CASE("SphereChain CUDA: the paper's paths match the CPU", "[chain][cuda]") 
 }
 
 TEST_CASE("SphereChain CUDA: many chains, degenerate spheres, exclusion and filters", "[chain][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("SphereChain CUDA test: ")) return;
     std::mt19937 rng(5);
     std::uniform_real_distribution<float> step(-0.6f, 0.6f), radius(0.0f, 1.0f);
     TwinSets sets;
@@ -100,7 +95,7 @@ TEST_CASE("SphereChain CUDA: many chains, degenerate spheres, exclusion and filt
 }
 
 TEST_CASE("SphereChain CUDA: refits over frames of motion match the CPU", "[chain][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("SphereChain CUDA test: ")) return;
     TwinSets sets;
     sets.add(paperCirclesChain(20000, 0));
     sets.add(paperSinusoidChain(20000, 0));
@@ -114,7 +109,7 @@ TEST_CASE("SphereChain CUDA: refits over frames of motion match the CPU", "[chai
 }
 
 TEST_CASE("SphereChain CUDA: sizes around the refit's 2048-leaf subtrees match the CPU", "[chain][cuda]") {
-    if (!cudaDeviceOrSkip()) return;
+    if (!cudaDeviceOrSkip("SphereChain CUDA test: ")) return;
     for (const std::uint32_t count : {1u, 2u, 3u, 2047u, 2048u, 2049u, 4096u, 4097u, 6145u}) {
         CAPTURE(count);
         std::mt19937 rng(count);

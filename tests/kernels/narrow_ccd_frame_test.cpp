@@ -4,6 +4,7 @@
 // must be exactly the same set, with the same times. Plus named edge cases and the plane filter.
 #include "kernels/narrow/ccd/ccd_frame_query.h"
 #include "kernels/narrow/ccd/ccd_plane_filter.h"
+#include "tests/support/moving_mesh.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,52 +14,12 @@
 #include <vector>
 
 using namespace bulletgpu;
+using bulletgpu::test::MovingMesh;
+using bulletgpu::test::randomGrid;
+using bulletgpu::test::transform;
+using bulletgpu::test::triangle;
 
 namespace {
-
-/// A mesh with positions at t = 0 and t = 1.
-struct MovingMesh {
-    std::vector<double> x0, x1;         ///< x, y, z per vertex.
-    std::vector<std::uint32_t> indices; ///< Three per triangle.
-
-    /// The query's view.
-    CcdMesh view() const {
-        return CcdMesh{x0.data(), x1.data(), static_cast<std::uint32_t>(x0.size() / 3), indices.data(),
-                       static_cast<std::uint32_t>(indices.size() / 3)};
-    }
-};
-
-/// A side x side grid of vertices with spacing 1/(side - 1) in the unit square at height z,
-/// each vertex jittered by up to `jitter` at t = 0 and moved by up to `motion` per axis.
-MovingMesh randomGrid(std::uint32_t side, double z, double jitter, double motion, std::mt19937_64& random) {
-    std::uniform_real_distribution<double> unit(-1.0, 1.0);
-    MovingMesh mesh;
-    const double step = 1.0 / (side - 1);
-    for (std::uint32_t j = 0; j < side; ++j) {
-        for (std::uint32_t i = 0; i < side; ++i) {
-            const double p[3] = {i * step + jitter * unit(random), j * step + jitter * unit(random),
-                                 z + jitter * unit(random)};
-            for (int k = 0; k < 3; ++k) {
-                mesh.x0.push_back(p[k]);
-                mesh.x1.push_back(p[k] + motion * unit(random));
-            }
-        }
-    }
-    for (std::uint32_t j = 0; j + 1 < side; ++j) {
-        for (std::uint32_t i = 0; i + 1 < side; ++i) {
-            const std::uint32_t v = j * side + i;
-            mesh.indices.insert(mesh.indices.end(), {v, v + 1, v + side, v + 1, v + side + 1, v + side});
-        }
-    }
-    return mesh;
-}
-
-/// Every coordinate scaled by `scale`, then moved by `offset`.
-void transform(MovingMesh& mesh, double scale, double offset) {
-    for (std::vector<double>* x : {&mesh.x0, &mesh.x1}) {
-        for (double& value : *x) value = value * scale + offset;
-    }
-}
 
 /// Point i of `x`.
 Vec3d pointOf(const std::vector<double>& x, std::uint32_t i) { return Vec3d{{x[3 * i], x[3 * i + 1], x[3 * i + 2]}}; }
@@ -182,11 +143,6 @@ CcdFrameResult requireEqualToAllPairs(const MovingMesh& a, const MovingMesh* b, 
         REQUIRE(result->counts.exactTests <= result->counts.featurePairs);
     }
     return one;
-}
-
-/// A single triangle, static unless x1 is given.
-MovingMesh triangle(const std::vector<double>& x0, const std::vector<double>& x1) {
-    return MovingMesh{x0, x1.empty() ? x0 : x1, {0, 1, 2}};
 }
 
 } // namespace

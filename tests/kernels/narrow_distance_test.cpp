@@ -6,7 +6,9 @@
 #include "kernels/narrow/distance/mesh_distance.h"
 #include "kernels/reference/brute_force_distance.h"
 #include "tests/support/mesh_generators.h"
+#include "tests/support/mesh_measures.h"
 #include "tests/support/ply_mesh.h"
+#include "tests/support/rigid_transform.h"
 #include "tests/support/shared_data.h"
 
 #include "support/test_skip.h"
@@ -21,44 +23,19 @@
 #include <string>
 
 using namespace bulletgpu;
+using bulletgpu::test::radiusOf;
+using bulletgpu::test::randomRigid;
+using bulletgpu::test::rigid;
+using bulletgpu::test::Transform;
+using bulletgpu::test::triangles;
 
 namespace {
-
-using Transform = std::array<double, 12>;
-
-/// The rotation of unit quaternion (w, x, y, z) and translation t, as a row-major 3x4.
-Transform rigid(double w, double x, double y, double z, const double* t) {
-    const double n = std::sqrt(w * w + x * x + y * y + z * z);
-    w /= n, x /= n, y /= n, z /= n;
-    return {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),     t[0],
-            2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),     t[1],
-            2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y), t[2]};
-}
-
-/// A random rotation (seeded) and translation t.
-Transform randomRigid(std::mt19937& rng, const double* t) {
-    std::normal_distribution<double> g;
-    const double w = g(rng), x = g(rng), y = g(rng), z = g(rng);
-    return rigid(w, x, y, z, t);
-}
-
-/// Largest distance of a vertex from the origin.
-double radiusOf(const PlyMesh& mesh) {
-    double r = 0;
-    for (std::size_t v = 0; v < mesh.positions.size(); v += 3) {
-        r = std::fmax(r, oracleLength(mesh.positions[v], mesh.positions[v + 1], mesh.positions[v + 2]));
-    }
-    return r;
-}
 
 /// `mesh` with every coordinate multiplied by s.
 PlyMesh scaled(PlyMesh mesh, double s) {
     for (float& x : mesh.positions) x = static_cast<float>(x * s);
     return mesh;
 }
-
-/// Triangles of a mesh.
-std::uint32_t triangles(const PlyMesh& mesh) { return static_cast<std::uint32_t>(mesh.indices.size() / 3); }
 
 /// Runs the query on 1 thread, and on 2 threads from the first pending pairs on (no serial
 /// start), and checks it against `expected` (the oracle's answer):

@@ -176,6 +176,31 @@ bool sameImpacts(const CcdFrameResult& x, const CcdFrameResult& y) {
     return true;
 }
 
+/// Steady runs of one query, prefilters on (index 1) and off (index 0).
+struct SteadyRuns {
+    Samples samples[2];                        ///< Times and stage times.
+    CcdFrameCounts counts[2];                  ///< Counts of the last run.
+    double earliest[2] = {HUGE_VAL, HUGE_VAL}; ///< Earliest time of impact of the last run.
+};
+
+/// `runs` steady runs of `query` on `mesh` with the prefilters on and off, alternated so that
+/// load falls on both.
+SteadyRuns runSteady(CcdFrameQuery& query, const CcdMesh& mesh, CcdFrameOptions options, int runs) {
+    SteadyRuns steady;
+    CcdFrameResult result;
+    for (int r = 0; r < runs; ++r) {
+        for (int filter = 1; filter >= 0; --filter) {
+            options.prefilter = filter == 1;
+            const Clock::time_point start = Clock::now();
+            query.runSelf(mesh, options, result);
+            steady.samples[filter].add(millisecondsSince(start), result.counts);
+            steady.counts[filter] = result.counts;
+            steady.earliest[filter] = result.earliestToi;
+        }
+    }
+    return steady;
+}
+
 /// The query on Backend::Cuda: a fresh query timed first, then `runs` steady runs with the
 /// prefilters on and off in turn; table rows, with whether the impacts equal `cpu` (the CPU's,
 /// prefilters on; null: not run).
@@ -188,19 +213,10 @@ std::string benchCuda(const char* name, const CcdMesh& mesh, const CcdFrameResul
     query.runSelf(mesh, options, result);
     const double firstMs = millisecondsSince(start);
     const char* same = cpu == nullptr ? "-" : (sameImpacts(*cpu, result) ? "yes" : "NO");
-    Samples samples[2];
-    CcdFrameCounts counts[2];
-    double earliest[2] = {HUGE_VAL, HUGE_VAL};
-    for (int r = 0; r < runs; ++r) {
-        for (int filter = 1; filter >= 0; --filter) {
-            options.prefilter = filter == 1;
-            start = Clock::now();
-            query.runSelf(mesh, options, result);
-            samples[filter].add(millisecondsSince(start), result.counts);
-            counts[filter] = result.counts;
-            earliest[filter] = result.earliestToi;
-        }
-    }
+    const SteadyRuns steady = runSteady(query, mesh, options, runs);
+    const Samples* samples = steady.samples;
+    const CcdFrameCounts* counts = steady.counts;
+    const double* earliest = steady.earliest;
     std::string rows;
     for (int filter = 1; filter >= 0; --filter) {
         const CcdFrameCounts& c = counts[filter];
@@ -267,20 +283,10 @@ int main(int argc, char** argv) {
         CcdFrameQuery query;
         query.runSelf(mesh, options, result);
         const double firstMs = millisecondsSince(start);
-        // Steady runs with the prefilters on and off, alternated so that load falls on both.
-        Samples samples[2];
-        CcdFrameCounts counts[2];
-        double earliest[2] = {HUGE_VAL, HUGE_VAL};
-        for (int r = 0; r < runs; ++r) {
-            for (int filter = 1; filter >= 0; --filter) {
-                options.prefilter = filter == 1;
-                start = Clock::now();
-                query.runSelf(mesh, options, result);
-                samples[filter].add(millisecondsSince(start), result.counts);
-                counts[filter] = result.counts;
-                earliest[filter] = result.earliestToi;
-            }
-        }
+        const SteadyRuns steady = runSteady(query, mesh, options, runs);
+        const Samples* samples = steady.samples;
+        const CcdFrameCounts* counts = steady.counts;
+        const double* earliest = steady.earliest;
         const std::string loadAfter = loadAverages();
         char first[32];
         std::snprintf(first, sizeof(first), "%.1f", firstMs);

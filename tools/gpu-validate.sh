@@ -1,29 +1,35 @@
 #!/usr/bin/env bash
-# Checks and times every CUDA path on a machine with a GPU, in one go:
-#   1. the CUDA test executable (pair finder, K slabs on streams, sphere chains GPU2 and GPU2v2);
-#   2. the plugin's tests with BULLETGPU_BACKEND=cuda, so that every Auto backend (broad phase,
-#      mesh dispatcher, soft-body solver) runs on the GPU, and the narrow backend choice;
-#   3. the four benchmarks that have GPU columns, as JSON (the narrow phase's on the ccd-frames
-#      meshes, among them Cloth Ball with fronts, the H100 target of 0.8 ms per frame), and the
-#      whole-frame CCD's CUDA rows as a markdown table (issue 29: Cloth Ball in 5 ms);
-#   4. compute-sanitizer memcheck and racecheck over the CUDA tests.
+# Checks and times every CUDA path on a machine with a GPU:
+#   tests     the CUDA test executable (pair finder, K slabs on streams, sphere chains, the
+#             narrow engine's intersection and contact queries, points against a mesh, the
+#             separation distance, the whole-frame CCD, each against the CPU), and the plugin's
+#             tests with BULLETGPU_BACKEND=cuda, so that every Auto backend (broad phase, mesh
+#             dispatcher, soft-body solver) runs on the GPU, and the narrow backend choice;
+#   bench     the benchmarks of the kernels' GPU columns, as JSON: sphere chains, broad phase
+#             (with the world rows' bulk AABB path on CUDA, issue 30's 1 ms and 8 ms targets),
+#             slabs, the narrow phase on the ccd-frames meshes (Cloth Ball, issue 4's 0.8 ms),
+#             and the whole-frame CCD's CUDA rows (issue 29: Cloth Ball in 5 ms);
+#   bench2    the physics benchmarks' GPU columns: the contact query and the separation
+#             distance (issue 33: 1 ms a query), the mesh dispatcher's CUDA side on the GImpact
+#             pile and BenchmarkDemo 6 (issue 27), the soft solver on CUDA (issue 28: the
+#             300x300 cloth in 2 ms a step);
+#   sanitize  compute-sanitizer memcheck and racecheck over the CUDA tests.
 #
 #   bash tools/gpu-validate.sh BIN_DIR OUT_DIR [STEPS]
 #
-# STEPS is a comma list of tests, bench and sanitize (default all three), so that a lent machine's
-# 10-minute calls can split the work.
-# BIN_DIR holds the executables (a build tree's tests/ and bench/ files, or those files copied flat);
-# OUT_DIR gets summary.log, tests.log, sanitizer.log and the benchmark JSON files. Each step has its
-# own time limit so that the whole run fits one call on a lent machine (under 10 minutes).
+# STEPS is a comma list of tests, bench, bench2 and sanitize (default all four); each takes a
+# few minutes, so a lent machine's 10-minute calls can hold one or two each.
+# BIN_DIR holds the executables (a build tree's tests/ and bench/ files, or those files copied
+# flat, as tools/gpu-pack.sh packs them); OUT_DIR gets summary.log, tests.log, sanitizer.log and
+# the benchmark JSON files. Each step has its own time limit.
 #
-# The real meshes: the CUDA narrow-phase tests and benchmark read BULLETGPU_DATA_DIR (default
-# ../shared/data, which a lent machine does not have). Copy them into the ignored .gpu-data/
-# (`mkdir -p .gpu-data && cp -r ../shared/data/ccd-frames .gpu-data/`, 11 MB), carry it with
-# the run, and set BULLETGPU_DATA_DIR=.gpu-data; without them those cases skip with a message.
+# The real meshes: the CUDA narrow-phase tests and benchmarks read BULLETGPU_DATA_DIR (default
+# ../shared/data, which a lent machine does not have): tools/gpu-pack.sh packs the ccd-frames
+# meshes; without them those cases skip with a message.
 set -uo pipefail
 bin=${1:?usage: gpu-validate.sh BIN_DIR OUT_DIR}
 out=${2:?usage: gpu-validate.sh BIN_DIR OUT_DIR}
-steps=",${3:-tests,bench,sanitize},"
+steps=",${3:-tests,bench,bench2,sanitize},"
 mkdir -p "$out"
 find_exe() { for p in "$bin/$1" "$bin/tests/$1" "$bin/bench/$1"; do [ -x "$p" ] && { echo "$p"; return; }; done; echo "missing-$1"; }
 summary="$out/summary.log"
@@ -61,6 +67,17 @@ if [[ $steps == *,bench,* ]]; then
     "${BULLETGPU_DATA_DIR:-../shared/data}" 3 "$out/narrow.json" cloth-ball,cloth-funnel,rod-twist
   step "bench ccd (cuda)" 120 "$out/bench-ccd.log" "$(find_exe bulletgpu-bench-ccd)" \
     "${BULLETGPU_DATA_DIR:-../shared/data}" 5 "$(nproc)" "" cuda
+fi
+
+if [[ $steps == *,bench2,* ]]; then
+  data=${BULLETGPU_DATA_DIR:-../shared/data}
+  step "bench contact" 240 "$out/bench-contact.log" "$(find_exe bulletgpu-bench-contact)" "$data" 3 "$out/contact.json"
+  step "bench distance" 200 "$out/bench-distance.log" "$(find_exe bulletgpu-bench-distance)" "$data" 5 \
+    "$out/distance.json"
+  step "bench mesh (cpu and cuda sides)" 300 "$out/bench-mesh.log" "$(find_exe bulletgpu-bench-mesh)" 0 \
+    "$out/mesh.json" gimpact-pile-256,benchmark-6 2 both
+  step "bench soft on cuda (300x300 cloth, ropes)" 200 "$out/bench-soft.log" env BULLETGPU_BACKEND=cuda \
+    "$(find_exe bulletgpu-bench-soft)" "$(nproc)" 60 8 ours300,ropes
 fi
 
 if [[ $steps == *,sanitize,* ]]; then

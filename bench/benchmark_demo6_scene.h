@@ -39,13 +39,13 @@ inline btScalar landscapeHeight(btScalar x, btScalar z) {
 
 /// One of the 8 landscape tiles (2 x 4 over a 500 x 500 square), with Landscape0`tile + 1`'s
 /// triangle count.
-inline std::unique_ptr<MeshData> landscapeTile(int tile) {
+inline std::unique_ptr<MeshArrays> landscapeTile(int tile) {
     static const std::pair<int, int> grids[8] = {{64, 32}, {66, 30}, {64, 32}, {64, 33},
                                                  {66, 34}, {66, 35}, {64, 35}, {66, 33}};
     constexpr btScalar cSide = 500;
     const int columns = grids[tile].first, rows = grids[tile].second;
     const btScalar x0 = -cSide / 2 + cSide / 2 * btScalar(tile % 2), z0 = -cSide / 2 + cSide / 4 * btScalar(tile / 2);
-    auto m = std::make_unique<MeshData>();
+    auto m = std::make_unique<MeshArrays>();
     for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < columns; ++c) {
             const btScalar x = x0 + cSide / 2 * btScalar(c) / btScalar(columns - 1);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "tests/support/mesh_arrays.h"
+
 #include <bulletgpu/CollisionDispatcher.h>
 
 #include <btBulletDynamicsCommon.h>
@@ -55,27 +57,8 @@ private:
     double m_lastMs = 0;
 };
 
-/// Vertices and indices that a btTriangleIndexVertexArray points into (kept alive with it).
-struct MeshData {
-    std::vector<btScalar> vertices;                    ///< x, y, z per vertex.
-    std::vector<int> indices;                          ///< Three per triangle.
-    std::unique_ptr<btTriangleIndexVertexArray> array; ///< The interface over them (see wrap).
-
-    /// Appends the vertex (x, y, z).
-    void addVertex(btScalar x, btScalar y, btScalar z) {
-        vertices.push_back(x);
-        vertices.push_back(y);
-        vertices.push_back(z);
-    }
-    /// Points the interface at the arrays (call once they are filled).
-    void wrap() {
-        array = std::make_unique<btTriangleIndexVertexArray>(
-            static_cast<int>(indices.size() / 3), indices.data(), static_cast<int>(3 * sizeof(int)),
-            static_cast<int>(vertices.size() / 3), vertices.data(), static_cast<int>(3 * sizeof(btScalar)));
-    }
-    /// Triangles held.
-    int triangles() const { return static_cast<int>(indices.size() / 3); }
-};
+/// The bench's meshes are the tests' arrays.
+using test::MeshArrays;
 
 /// A dynamics world (gravity -10 y, dbvt) on the chosen narrow phase, owning what is added.
 class MeshBenchWorld {
@@ -119,7 +102,7 @@ public:
     const std::vector<btRigidBody*>& dynamicBodies() const { return m_dynamic; }
 
     /// Keeps mesh data alive with the world and returns its interface.
-    btTriangleIndexVertexArray* keep(std::unique_ptr<MeshData> mesh) {
+    btTriangleIndexVertexArray* keep(std::unique_ptr<MeshArrays> mesh) {
         m_meshes.push_back(std::move(mesh));
         return m_meshes.back()->array.get();
     }
@@ -150,7 +133,7 @@ private:
     TimedDispatcher<CollisionDispatcher>* m_ours = nullptr;
     btDbvtBroadphase m_broadphase;
     btSequentialImpulseConstraintSolver m_solver;
-    std::vector<std::unique_ptr<MeshData>> m_meshes;
+    std::vector<std::unique_ptr<MeshArrays>> m_meshes;
     std::vector<std::unique_ptr<btCollisionShape>> m_shapes;
     std::vector<std::unique_ptr<btDefaultMotionState>> m_motionStates;
     std::vector<std::unique_ptr<btRigidBody>> m_bodies;

@@ -20,11 +20,11 @@ constexpr int cPileBodies = 256;
 constexpr btScalar cPileBump = btScalar(0.3);
 
 /// The i-th of the 16 pile shapes' meshes (1,000 to 5,000 triangles, at most 2.45 across).
-inline std::unique_ptr<MeshData> pileMesh(int i) {
+inline std::unique_ptr<MeshArrays> pileMesh(int i) {
     const btScalar grow = btScalar(0.02) * btScalar(i);
     switch (i % 3) {
         case 0:
-            return torusMesh(26 + 3 * i, 20 + i, btScalar(0.55) + grow, btScalar(0.22) + grow / 2);
+            return test::torusArrays(26 + 3 * i, 20 + i, btScalar(0.55) + grow, btScalar(0.22) + grow / 2);
         case 1:
             return capsuleMesh(32 + 2 * i, 16 + 2 * (i / 2), btScalar(0.45) + grow, 0);
         default:
@@ -34,13 +34,14 @@ inline std::unique_ptr<MeshData> pileMesh(int i) {
 
 /// Fills `world` with the pile scene; returns the triangles of the 256 bodies together.
 inline long long buildMeshPile(MeshBenchWorld& world) {
-    world.addBody(world.keep(std::make_unique<btBvhTriangleMeshShape>(world.keep(groundMesh(48, 1, cPileBump)), true)),
-                  0, btTransform::getIdentity());
+    world.addBody(
+        world.keep(std::make_unique<btBvhTriangleMeshShape>(world.keep(test::groundGrid(48, 1, 0, cPileBump)), true)),
+        0, btTransform::getIdentity());
     constexpr int cShapes = 16;
     btGImpactMeshShape* shapes[cShapes];
     int triangles[cShapes];
     for (int i = 0; i < cShapes; ++i) {
-        std::unique_ptr<MeshData> mesh = pileMesh(i);
+        std::unique_ptr<MeshArrays> mesh = pileMesh(i);
         triangles[i] = mesh->triangles();
         shapes[i] = world.keep(std::make_unique<btGImpactMeshShape>(world.keep(std::move(mesh))));
         shapes[i]->setMargin(btScalar(0.01) * btScalar(1 + i % 4));

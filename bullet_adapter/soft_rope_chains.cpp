@@ -64,6 +64,8 @@ void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const
     if (same && wanted == m_ropes.size()) return;
 
     m_ropes.clear();
+    m_firsts.clear();
+    m_counts.clear();
     m_set.clear();
     m_radius.clear();
     m_queryNeighbours = ~0u;
@@ -82,6 +84,8 @@ void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const
         m_thinnest = std::min(m_thinnest, rope.thickness);
         m_radius.resize(m_radius.size() + rope.nodeCount, thickness[i] / 2);
         m_ropes.push_back(rope);
+        m_firsts.push_back(rope.first);
+        m_counts.push_back(rope.nodeCount);
     }
     const std::size_t nodes = m_radius.size();
     m_start.resize(3 * nodes);
@@ -142,12 +146,6 @@ void SoftRopeChains::projectRounds(int iterations, int rounds) {
 }
 
 void SoftRopeChains::findLinkImpacts(double eta) {
-    m_firsts.clear();
-    m_counts.clear();
-    for (const RopeChain& rope : m_ropes) {
-        m_firsts.push_back(rope.first);
-        m_counts.push_back(rope.nodeCount);
-    }
     const LinkChains chains{m_start.data(), m_end.data(), m_firsts.data(), m_counts.data(),
                             static_cast<std::uint32_t>(m_ropes.size())};
     m_linkCcd.find(chains, eta, m_threads, m_impacts);

@@ -124,8 +124,8 @@ private:
     std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
     LinkCcd m_linkCcd;                    ///< The continuous query over the links.
     std::vector<LinkImpact> m_impacts;    ///< Its output.
-    std::vector<std::uint32_t> m_firsts;  ///< First node of each rope, for the query.
-    std::vector<std::uint32_t> m_counts;  ///< Nodes of each rope, for the query.
+    std::vector<std::uint32_t> m_firsts;  ///< First node of each rope (LinkCcd's view, kept by sync).
+    std::vector<std::uint32_t> m_counts;  ///< Nodes of each rope (LinkCcd's view, kept by sync).
     std::vector<char> m_frozen;           ///< Whether each node is back at its start.
     std::vector<char> m_reverted;         ///< Whether each rope is back at its start whole.
     std::uint64_t m_linkImpacts = 0;      ///< See linkImpacts().

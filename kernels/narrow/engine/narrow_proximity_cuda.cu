@@ -130,22 +130,17 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
 
     // The per-candidate work, appending; run again into larger buffers when they overflowed.
     const Clock::time_point testStart = Clock::now();
-    const DeviceProximitySide sideA{a.tree,
-                                    a.positions,
-                                    a.indices,
-                                    stateA.triangleEdges.data(),
-                                    stateA.owned.data(),
-                                    welds ? stateA.weld.data() : nullptr,
-                                    a.transform,
-                                    a.mesh};
-    const DeviceProximitySide sideB{b.tree,
-                                    b.positions,
-                                    b.indices,
-                                    stateB.triangleEdges.data(),
-                                    stateB.owned.data(),
-                                    welds ? stateB.weld.data() : nullptr,
-                                    b.transform,
-                                    b.mesh};
+    const auto sideOf = [welds](const ProximitySideInput& in, const MeshState& state) {
+        return DeviceProximitySide{in.tree,
+                                   in.positions,
+                                   in.indices,
+                                   state.triangleEdges.data(),
+                                   state.owned.data(),
+                                   welds ? state.weld.data() : nullptr,
+                                   in.transform,
+                                   in.mesh};
+    };
+    const DeviceProximitySide sideA = sideOf(a, stateA), sideB = sideOf(b, stateB);
     const auto reserve = [&](std::uint64_t count) {
         const std::uint64_t items = std::max<std::uint64_t>(count, 1);
         m_contacts.reserve(items, stream);

@@ -2,14 +2,16 @@
 // The CUDA engine of MeshDistance. Meshes and their RSS trees are uploaded once; a query
 // uploads its transforms (with its zeroed state), runs a fixed sequence of kernels on one
 // stream and copies back only its result:
-//   1. a greedy descent from the root pair (the nearer child pair each time, as the CPU's first
-//      path) measures one leaf pair: the first running bound;
+//   1. greedy descents (the nearer child pair each time, as the CPU's first path) measure leaf
+//      pairs for a first running bound: from the pairs of round cDescentRound (all of them
+//      when nothing was pruned before), or from the root pair when the trees are shallower;
 //   2. one round per level of both trees expands the pairs of the round breadth first: a pair
-//      whose bound exceeds the running bound is dropped, a leaf pair measured (triangleDistance
-//      in double, the running bound lowered by atomicMin on its bits: a non-negative double's
-//      bits order as an unsigned integer), any other pair split into its two child pairs
-//      (childPairs, the CPU's bounds), kept when within the bound; at round cDescentRound the
-//      pairs of the round also descend greedily, to tighten the bound early;
+//      whose bound exceeds the running bound is dropped, a leaf pair listed, any other pair split
+//      into its two child pairs (childPairs, the CPU's bounds), kept when within the bound; then
+//      the round's leaf pairs still within the bound are measured (triangleDistance in double,
+//      in a kernel of their own so that the splitting one stays small), the running bound
+//      lowered by atomicMin on its bits (a non-negative double's bits order as an unsigned
+//      integer);
 //   3. the pair reported is the smallest (distance, triangleA, triangleB): every leaf measured
 //      at or below the running bound of its moment is listed, and the list's pairs at the final
 //      bound give their smallest (triangleA, triangleB) by atomicMin, the points recomputed;
@@ -96,6 +98,7 @@ struct QueryState {
     unsigned int tieOverflow;            ///< More leaf pairs were listed than the list holds.
     unsigned int tieCount;               ///< Leaf pairs listed (possibly past the list).
     unsigned int counts[cMaxRounds + 1]; ///< Pairs produced for each round (possibly past the frontier).
+    unsigned int leafCounts[cMaxRounds]; ///< Leaf pairs listed in each round (possibly past the list).
 };
 
 /// What one pass sends back.
@@ -109,7 +112,7 @@ struct PassResult {
     unsigned int intersecting;        ///< The reported pair meets.
     unsigned int frontierOverflow;    ///< See QueryState.
     unsigned int tieOverflow;         ///< See QueryState.
-    unsigned int peakPairs;           ///< Most pairs produced for one round.
+    unsigned int peakPairs;           ///< Most pairs produced or leaf pairs listed for one round.
     unsigned int leftover;            ///< Pairs produced past the last round (0 unless the depths are wrong).
     unsigned long long volumeTests;   ///< Lower bounds computed.
     unsigned long long triangleTests; ///< Leaf pairs measured.
@@ -196,27 +199,30 @@ __global__ void __launch_bounds__(cTraversalThreads)
     addCounters(s, volumeTests, triangleTests);
 }
 
-/// One round: every pair of `in` within the running bound is measured (two leaves) or split
-/// into its child pairs within the bound, appended to `out` (a warp reserves its room with one
-/// atomicAdd). Pairs past `capacity` are counted, not stored, and flag the pass.
+/// One round: every pair of `in` within the running bound is listed in `leaves` (two leaves)
+/// or split into its child pairs within the bound, appended to `out` (a warp reserves its room
+/// in each with one atomicAdd). Pairs past `capacity` are counted, not stored, and flag the
+/// pass.
 __global__ void __launch_bounds__(cTraversalThreads)
     expandKernel(DeviceMeshView a, DeviceMeshView b, QueryState* s, const DistanceNodePair* in, DistanceNodePair* out,
-                 std::uint32_t capacity, int round, TieCandidate* ties) {
+                 DistanceNodePair* leaves, std::uint32_t capacity, int round) {
     const std::uint32_t total = min(s->counts[round], capacity);
     const std::uint32_t lane = threadIdx.x & 31u;
     const std::uint32_t stride = gridDim.x * blockDim.x;
-    unsigned long long volumeTests = 0, triangleTests = 0;
-    // The loop runs alike on every lane of a warp (it steps by whole warps), so the shuffles
-    // below see all 32 lanes.
+    unsigned long long volumeTests = 0;
+    // The loop runs alike on every lane of a warp (it steps by whole warps), so the ballots and
+    // shuffles below see all 32 lanes.
     for (std::uint32_t first = blockIdx.x * blockDim.x + threadIdx.x - lane; first < total; first += stride) {
         const std::uint32_t i = first + lane;
         DistanceNodePair child[2];
         int pushes = 0;
+        bool leaf = false;
         if (i < total && !stopped(s)) {
             const DistanceNodePair pair = in[i];
             if (pair.bound <= runningBest(s)) {
                 if (isLeafPair(a.nodes, b.nodes, pair)) {
-                    measureLeaf(a, b, s, pair, ties, triangleTests);
+                    leaf = true;
+                    child[0] = pair;
                 } else {
                     DistanceNodePair split[2];
                     childPairs(a.nodes, b.nodes, s->relative, pair, runningBest(s) + s->slack, s->slack, split);
@@ -226,6 +232,18 @@ __global__ void __launch_bounds__(cTraversalThreads)
                         if (c.bound <= best) child[pushes++] = c;
                     }
                 }
+            }
+        }
+        const unsigned int leafLanes = __ballot_sync(0xffffffffu, leaf);
+        if (leafLanes != 0) {
+            unsigned int leafBase = 0;
+            if (lane == 0) leafBase = atomicAdd(&s->leafCounts[round], static_cast<unsigned int>(__popc(leafLanes)));
+            leafBase = __shfl_sync(0xffffffffu, leafBase, 0);
+            const unsigned int at = leafBase + static_cast<unsigned int>(__popc(leafLanes & ((1u << lane) - 1u)));
+            if (leaf && at < capacity) {
+                leaves[at] = child[0];
+            } else if (leaf) {
+                s->frontierOverflow = 1;
             }
         }
         int end = pushes; // inclusive prefix sum of the lanes' pushes
@@ -245,7 +263,21 @@ __global__ void __launch_bounds__(cTraversalThreads)
             }
         }
     }
-    addCounters(s, volumeTests, triangleTests);
+    addCounters(s, volumeTests, 0);
+}
+
+/// Measures the leaf pairs that round `round` listed, those still within the running bound.
+__global__ void __launch_bounds__(cTraversalThreads)
+    measureKernel(DeviceMeshView a, DeviceMeshView b, QueryState* s, const DistanceNodePair* leaves,
+                  std::uint32_t capacity, int round, TieCandidate* ties) {
+    const std::uint32_t total = min(s->leafCounts[round], capacity);
+    unsigned long long triangleTests = 0;
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x) {
+        if (stopped(s)) break;
+        const DistanceNodePair pair = leaves[i];
+        if (pair.bound <= runningBest(s)) measureLeaf(a, b, s, pair, ties, triangleTests);
+    }
+    addCounters(s, 0, triangleTests);
 }
 
 /// Picks the reported pair (a meeting one, else the smallest (a, b) of the listed pairs at the
@@ -278,7 +310,7 @@ __global__ void __launch_bounds__(cFinishThreads)
             r.pointB[k] = d.b[k];
         }
     }
-    for (int k = 0; k < rounds; ++k) r.peakPairs = max(r.peakPairs, s->counts[k]);
+    for (int k = 0; k < rounds; ++k) r.peakPairs = max(r.peakPairs, max(s->counts[k], s->leafCounts[k]));
     r.leftover = s->counts[rounds];
     r.frontierOverflow = s->frontierOverflow;
     r.tieOverflow = s->tieOverflow;
@@ -392,6 +424,7 @@ private:
                        std::uint64_t frontierPairs, double initialBest, double knownFinal) {
         const cudaStream_t stream = m_stream.get();
         for (DeviceBuffer<DistanceNodePair>& frontier : m_frontier) frontier.reserve(frontierPairs, stream);
+        m_leaves.reserve(frontierPairs, stream);
         m_ties.reserve(cTieCapacity, stream);
         m_state.reserve(1, stream);
         m_result.reserve(1, stream);
@@ -412,32 +445,42 @@ private:
         h.meetKey = cNoKey;
         h.counts[0] = 1;
         *m_hostRoot.data() = DistanceNodePair{0, 0, -INFINITY};
-        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_state.data(), &h, sizeof h, cudaMemcpyHostToDevice, stream));
-        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_frontier[0].data(), m_hostRoot.data(), sizeof(DistanceNodePair),
-                                           cudaMemcpyHostToDevice, stream));
 
         const DeviceMeshView a = ma.view(), b = mb.view();
         const auto capacity = static_cast<std::uint32_t>(frontierPairs);
+        enqueuePass(a, b, rounds, capacity);
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        return *m_hostResult.data();
+    }
+
+    /// Puts a pass on the stream: the state and root pair up, the descent, the rounds, the
+    /// finishing kernel and the result back (see the file comment).
+    void enqueuePass(const DeviceMeshView& a, const DeviceMeshView& b, int rounds, std::uint32_t capacity) {
+        const cudaStream_t stream = m_stream.get();
+        BULLETGPU_CUDA_TRY(
+            cudaMemcpyAsync(m_state.data(), m_hostState.data(), sizeof(QueryState), cudaMemcpyHostToDevice, stream));
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_frontier[0].data(), m_hostRoot.data(), sizeof(DistanceNodePair),
+                                           cudaMemcpyHostToDevice, stream));
         QueryState* s = m_state.data();
-        descendKernel<<<1, cTraversalThreads, 0, stream>>>(a, b, s, m_frontier[0].data(), capacity, 0, m_ties.data());
-        BULLETGPU_CUDA_CHECK_LAUNCH(stream);
+        const int descentRound = rounds > cDescentRound ? cDescentRound : 0;
         for (int round = 0; round < rounds; ++round) {
             const DistanceNodePair* in = m_frontier[round % 2].data();
-            if (round == cDescentRound && round > 0) {
+            if (round == descentRound) {
                 descendKernel<<<(cMaxDescents + cTraversalThreads - 1) / cTraversalThreads, cTraversalThreads, 0,
                                 stream>>>(a, b, s, in, capacity, round, m_ties.data());
                 BULLETGPU_CUDA_CHECK_LAUNCH(stream);
             }
             expandKernel<<<m_expandBlocks, cTraversalThreads, 0, stream>>>(
-                a, b, s, in, m_frontier[(round + 1) % 2].data(), capacity, round, m_ties.data());
+                a, b, s, in, m_frontier[(round + 1) % 2].data(), m_leaves.data(), capacity, round);
+            BULLETGPU_CUDA_CHECK_LAUNCH(stream);
+            measureKernel<<<m_expandBlocks, cTraversalThreads, 0, stream>>>(a, b, s, m_leaves.data(), capacity, round,
+                                                                            m_ties.data());
             BULLETGPU_CUDA_CHECK_LAUNCH(stream);
         }
         finishKernel<<<1, cFinishThreads, 0, stream>>>(a, b, s, m_ties.data(), rounds, m_result.data());
         BULLETGPU_CUDA_CHECK_LAUNCH(stream);
         BULLETGPU_CUDA_TRY(
             cudaMemcpyAsync(m_hostResult.data(), m_result.data(), sizeof(PassResult), cudaMemcpyDeviceToHost, stream));
-        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
-        return *m_hostResult.data();
     }
 
     std::string m_name;
@@ -447,6 +490,7 @@ private:
     std::vector<std::unique_ptr<DeviceMesh>> m_meshes;
     std::uint64_t m_frontierCapacity = cInitialFrontier; ///< Pairs a round may keep (grows on overflow).
     DeviceBuffer<DistanceNodePair> m_frontier[2];        ///< The pairs of the even and odd rounds.
+    DeviceBuffer<DistanceNodePair> m_leaves;             ///< The leaf pairs of the round.
     DeviceBuffer<TieCandidate> m_ties;                   ///< Leaf pairs listed at or below the bound.
     DeviceBuffer<QueryState> m_state;                    ///< The pass's state.
     DeviceBuffer<PassResult> m_result;                   ///< The pass's result.

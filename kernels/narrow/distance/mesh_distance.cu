@@ -16,6 +16,8 @@
 //      at or below the running bound of its moment is listed, and the list's pairs at the final
 //      bound give their smallest (triangleA, triangleB) by atomicMin, the points recomputed;
 //      a meeting pair (exact test) stops the query and is reported instead.
+// The copies and kernels of a pass are captured once as a CUDA graph and replayed while the
+// meshes and buffers stay the same (a pass is some 70 small kernels).
 // A round that outgrows the frontier, or a list that overflows, is flagged: the query runs
 // again with a larger frontier or with its final distance known (its ties then taken by
 // atomicMin directly), starting from the bound it found, so no pair is ever silently dropped.
@@ -29,7 +31,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -343,6 +347,52 @@ struct DeviceMesh {
     DeviceMeshView view() const { return DeviceMeshView{positions.data(), indices.data(), nodes.data()}; }
 };
 
+/// A stream's work captured as a graph, replayed by one launch.
+class CapturedWork {
+public:
+    CapturedWork() = default;
+    CapturedWork(const CapturedWork&) = delete;
+    CapturedWork& operator=(const CapturedWork&) = delete;
+    /// Destroys the graph.
+    ~CapturedWork() { reset(); }
+
+    /// Captures what `enqueue` puts on `stream` (nothing runs) and instantiates it.
+    template <typename Enqueue>
+    void capture(cudaStream_t stream, Enqueue enqueue) {
+        reset();
+        BULLETGPU_CUDA_TRY(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        cudaGraph_t graph = nullptr;
+        try {
+            enqueue();
+        } catch (...) {
+            cudaStreamEndCapture(stream, &graph);
+            if (graph != nullptr) cudaGraphDestroy(graph);
+            throw;
+        }
+        BULLETGPU_CUDA_TRY(cudaStreamEndCapture(stream, &graph));
+        const cudaError_t status = cudaGraphInstantiate(&m_exec, graph, 0);
+        cudaGraphDestroy(graph);
+        if (status != cudaSuccess) m_exec = nullptr;
+        BULLETGPU_CUDA_TRY(status);
+    }
+
+    /// Runs the captured work on `stream`.
+    void launch(cudaStream_t stream) const { BULLETGPU_CUDA_TRY(cudaGraphLaunch(m_exec, stream)); }
+
+    /// Forgets the captured work.
+    void reset() {
+        if (m_exec != nullptr) cudaGraphExecDestroy(m_exec);
+        m_exec = nullptr;
+    }
+
+private:
+    cudaGraphExec_t m_exec = nullptr;
+};
+
+/// What a captured pass depends on: the meshes' arrays, the rounds, the frontier's capacity and
+/// every buffer the pass reads or writes.
+using PassShape = std::array<std::uintptr_t, 17>;
+
 /// Copies `count` elements to a device buffer made large enough (nothing when empty).
 template <typename T>
 void upload(DeviceBuffer<T>& buffer, const T* data, std::size_t count, cudaStream_t stream) {
@@ -448,7 +498,34 @@ private:
 
         const DeviceMeshView a = ma.view(), b = mb.view();
         const auto capacity = static_cast<std::uint32_t>(frontierPairs);
-        enqueuePass(a, b, rounds, capacity);
+#if defined(BULLETGPU_CUDA_DEBUG_SYNC)
+        enqueuePass(a, b, rounds, capacity); // every launch checked as it runs
+#else
+        const auto at = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p); };
+        const PassShape shape{at(a.positions),
+                              at(a.indices),
+                              at(a.nodes),
+                              at(b.positions),
+                              at(b.indices),
+                              at(b.nodes),
+                              static_cast<std::uintptr_t>(rounds),
+                              capacity,
+                              at(m_frontier[0].data()),
+                              at(m_frontier[1].data()),
+                              at(m_leaves.data()),
+                              at(m_ties.data()),
+                              at(m_state.data()),
+                              at(m_result.data()),
+                              at(m_hostState.data()),
+                              at(m_hostRoot.data()),
+                              at(m_hostResult.data())};
+        if (shape != m_passShape) {
+            m_passShape = PassShape{};
+            m_pass.capture(stream, [&] { enqueuePass(a, b, rounds, capacity); });
+            m_passShape = shape;
+        }
+        m_pass.launch(stream);
+#endif
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
         return *m_hostResult.data();
     }
@@ -497,6 +574,8 @@ private:
     PinnedBuffer<QueryState> m_hostState;                ///< Staging of the state.
     PinnedBuffer<DistanceNodePair> m_hostRoot;           ///< Staging of the root pair.
     PinnedBuffer<PassResult> m_hostResult;               ///< The result, copied back.
+    CapturedWork m_pass;                                 ///< The last pass, captured.
+    PassShape m_passShape{};                             ///< What m_pass was captured for.
 };
 
 } // namespace

@@ -22,4 +22,21 @@ __device__ __forceinline__ void addWarpSum(unsigned long long* total, unsigned l
     if ((threadIdx.x & 31u) == 0 && value != 0) atomicAdd(total, value);
 }
 
+/// The entry of a batch that `item` belongs to, where entry i's items start at first(i): the
+/// last of `count` entries (count > 0, first(0) == 0, first non-decreasing) whose first item is
+/// at most `item`, by binary search.
+template <typename First>
+__device__ __forceinline__ std::uint32_t batchEntryOf(std::uint32_t count, std::uint64_t item, const First& first) {
+    std::uint32_t low = 0, high = count;
+    while (high - low > 1) {
+        const std::uint32_t middle = low + (high - low) / 2;
+        if (first(middle) <= item) {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    return low;
+}
+
 } // namespace bulletgpu::detail

@@ -40,6 +40,7 @@ using detail::DeviceMeshView;
 using detail::DeviceScope;
 using detail::DeviceTransform;
 using detail::PinnedBuffer;
+using detail::ProximityPairInput;
 using detail::ProximityQueryCuda;
 using detail::ProximitySideInput;
 
@@ -269,9 +270,9 @@ private:
     static std::uint32_t grownFrameOf(const DeviceMesh& mesh, bool world) {
         return world && mesh.transform.present ? 1u : 0u;
     }
-    /// Grows the mesh's leaf boxes in `frame` by `distance` (proximity_bounds.h) and refits a
-    /// copy of its topology over them.
-    void growTree(DeviceMesh& mesh, std::uint32_t frame, double distance);
+    /// Grows the leaf boxes of every (mesh, frame) of m_toGrow by `distance` (proximity_bounds.h)
+    /// and refits a copy of each one's topology over them, all meshes in one pass of launches.
+    void growTrees(double distance);
     /// The contact query's view of one side: its grown tree and arrays.
     static ProximitySideInput proximitySideOf(const DeviceMesh& mesh, std::uint32_t index, bool world);
     /// The exact-test view of a mesh.
@@ -327,6 +328,10 @@ private:
     // Contact query.
     ProximityQueryCuda m_proximity;
     std::vector<std::uint8_t> m_grown; ///< Frames grown by this contact query, per mesh (bits 0, 1).
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> m_toGrow; ///< (mesh, frame) to grow.
+    PinnedBuffer<detail::GrowJob> m_hostGrowJobs;                  ///< Their jobs as the kernels read them.
+    DeviceBuffer<detail::GrowJob> m_growJobs;                      ///< Their upload.
+    std::vector<ProximityPairInput> m_pairInputs;                  ///< A contact query's batch.
     // Query scratch.
     DeviceBuffer<std::uint32_t> m_frontCounts, m_candidateCounts, m_frontOffsets, m_candidateOffsets;
     DeviceBuffer<FrontEntry> m_candidates;
@@ -528,17 +533,42 @@ DeviceMeshView NarrowEngineCuda::meshViewOf(const DeviceMesh& mesh, std::uint32_
     return view;
 }
 
-void NarrowEngineCuda::growTree(DeviceMesh& mesh, std::uint32_t frame, double distance) {
-    const std::uint32_t n = mesh.triangleCount;
-    if (n == 0) return;
+void NarrowEngineCuda::growTrees(double distance) {
     const cudaStream_t stream = m_stream.get();
-    mesh.grownBoxes[frame].reserve(n, stream);
-    mesh.grownNodes[frame].reserve(mesh.nodeCount(), stream);
-    launchPerItem(stream, n, detail::computeGrownLeafBoxes, mesh.positions.data(), mesh.indices.data(), n,
-                  frame == 1 ? mesh.transform : DeviceTransform{}, distance, mesh.grownBoxes[frame].data());
-    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(mesh.grownNodes[frame].data(), mesh.nodes.data(),
-                                       sizeof(LbvhNode) * mesh.nodeCount(), cudaMemcpyDeviceToDevice, stream));
-    refit(mesh, mesh.grownBoxes[frame].data(), mesh.grownNodes[frame].data());
+    // The staging buffer may still feed the last call's upload.
+    BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+    m_hostGrowJobs.reserve(std::max<std::size_t>(m_toGrow.size(), 1), stream);
+    std::uint32_t jobs = 0;
+    std::uint64_t triangles = 0, nodes = 0;
+    for (const auto& [index, frame] : m_toGrow) {
+        DeviceMesh& mesh = *m_meshes[index];
+        if (mesh.triangleCount == 0) continue;
+        mesh.grownBoxes[frame].reserve(mesh.triangleCount, stream);
+        mesh.grownNodes[frame].reserve(mesh.nodeCount(), stream);
+        m_hostGrowJobs.data()[jobs++] = detail::GrowJob{mesh.positions.data(),
+                                                        mesh.indices.data(),
+                                                        mesh.leafOfTriangle.data(),
+                                                        mesh.nodes.data(),
+                                                        mesh.grownBoxes[frame].data(),
+                                                        mesh.grownNodes[frame].data(),
+                                                        frame == 1 ? mesh.transform : DeviceTransform{},
+                                                        static_cast<std::uint32_t>(triangles),
+                                                        static_cast<std::uint32_t>(nodes)};
+        triangles += mesh.triangleCount;
+        nodes += mesh.nodeCount();
+        if (nodes > 0xffffffffull) throw std::length_error("bulletgpu: a contact query grows over 2^32 nodes");
+    }
+    if (jobs == 0) return;
+    m_growJobs.reserve(jobs, stream);
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_growJobs.data(), m_hostGrowJobs.data(), jobs * sizeof(detail::GrowJob),
+                                       cudaMemcpyHostToDevice, stream));
+    m_arrivals.reserve(nodes, stream);
+    BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_arrivals.data(), 0, sizeof(std::uint32_t) * nodes, stream));
+    const auto triangleItems = static_cast<std::uint32_t>(triangles);
+    launchPerItem(stream, triangles, detail::growLeafBoxesOfJobs, m_growJobs.data(), jobs, triangleItems, distance);
+    launchPerItem(stream, nodes, detail::copyNodesOfJobs, m_growJobs.data(), jobs, static_cast<std::uint32_t>(nodes));
+    launchPerItem(stream, triangles, detail::refitTreesOfJobs, m_growJobs.data(), jobs, triangleItems,
+                  m_arrivals.data());
 }
 
 ProximitySideInput NarrowEngineCuda::proximitySideOf(const DeviceMesh& mesh, std::uint32_t index, bool world) {
@@ -841,26 +871,29 @@ void NarrowEngineCuda::findProximity(const MeshPairQuery* queries, std::uint32_t
         // Each tree a query reads grown once per call: positions, transforms and the distance
         // may all have changed since the last.
         m_grown.assign(m_meshes.size(), 0);
+        m_toGrow.clear();
         for (std::uint32_t q = 0; q < count; ++q) {
             const bool self = queries[q].meshA == queries[q].meshB;
             for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
-                DeviceMesh& mesh = *m_meshes[index];
-                const std::uint32_t frame = grownFrameOf(mesh, !self);
+                const std::uint32_t frame = grownFrameOf(*m_meshes[index], !self);
                 if ((m_grown[index] & (1u << frame)) != 0) continue;
-                growTree(mesh, frame, options.distance);
+                m_toGrow.emplace_back(index, frame);
                 m_grown[index] |= static_cast<std::uint8_t>(1u << frame);
             }
         }
+        growTrees(options.distance);
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
         stats.refitMs += millisecondsSince(growStart);
         const Clock::time_point start = Clock::now();
+        m_pairInputs.clear();
         for (std::uint32_t q = 0; q < count; ++q) {
             const MeshPairQuery& query = queries[q];
             const bool self = query.meshA == query.meshB;
-            m_proximity.run(proximitySideOf(*m_meshes[query.meshA], query.meshA, !self),
-                            proximitySideOf(*m_meshes[query.meshB], query.meshB, !self), self, options, m_stream.get(),
-                            contacts, stats);
+            m_pairInputs.push_back(ProximityPairInput{proximitySideOf(*m_meshes[query.meshA], query.meshA, !self),
+                                                      proximitySideOf(*m_meshes[query.meshB], query.meshB, !self),
+                                                      self});
         }
+        m_proximity.run(m_pairInputs.data(), count, options, m_stream.get(), contacts, stats);
         stats.traverseMs = millisecondsSince(start);
     } catch (...) {
         forgetDeviceState();
@@ -877,7 +910,8 @@ void NarrowEngineCuda::findPointContacts(const float* points, std::uint32_t coun
         updateTree(mesh, stats);
         carryFrontsOver();
         const Clock::time_point growStart = Clock::now();
-        growTree(mesh, grownFrameOf(mesh, true), distance);
+        m_toGrow.assign(1, {index, grownFrameOf(mesh, true)});
+        growTrees(distance);
         BULLETGPU_CUDA_TRY(cudaStreamSynchronize(m_stream.get()));
         stats.refitMs += millisecondsSince(growStart);
         const Clock::time_point start = Clock::now();

@@ -31,18 +31,6 @@ __global__ void __launch_bounds__(cBlockSize)
         loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform.present ? transform.m : nullptr));
 }
 
-/// The box of every triangle grown for the contact query at `distance` (proximity_bounds.h),
-/// moved by the transform when there is one: what the CPU path grows from the same corners.
-__global__ void __launch_bounds__(cBlockSize)
-    computeGrownLeafBoxes(const float* positions, const std::uint32_t* indices, std::uint32_t count,
-                          DeviceTransform transform, double distance, FloatBox* boxes) {
-    const std::uint64_t t = globalThreadIndex();
-    if (t >= count) return;
-    boxes[t] = grownTriangleBox(
-        loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform.present ? transform.m : nullptr),
-        distance);
-}
-
 /// The box of each leaf's centre in `frame`, for the reduction to the Morton bounds.
 __global__ void __launch_bounds__(cBlockSize)
     computeCentreBoxes(const FloatBox* boxes, std::uint32_t count, MortonFrame frame, FloatBox* centres) {
@@ -191,13 +179,11 @@ __device__ __forceinline__ FloatBox loadBoxCoherent(const FloatBox* box) {
     return b;
 }
 
-/// Bottom-up refit: each leaf writes its box, then climbs; the first child to arrive at a
-/// parent stops, the second merges both children (same order as the CPU: left, right).
-__global__ void __launch_bounds__(cBlockSize) refitTree(const FloatBox* leafBoxes, const std::uint32_t* leafOfTriangle,
-                                                        std::uint32_t count, LbvhNode* nodes, std::uint32_t* arrivals) {
-    const std::uint64_t t = globalThreadIndex();
-    if (t >= count) return;
-    std::uint32_t index = leafOfTriangle[t];
+/// Bottom-up refit from triangle t's leaf: it writes its box, then climbs; the first child to
+/// arrive at a parent stops, the second merges both children (same order as the CPU: left, right).
+__device__ __forceinline__ void refitFromLeaf(const FloatBox* leafBoxes, const std::uint32_t* leafOfTriangle,
+                                              std::uint32_t t, LbvhNode* nodes, std::uint32_t* arrivals) {
+    const std::uint32_t index = leafOfTriangle[t];
     nodes[index].box = leafBoxes[t];
     for (std::uint32_t p = nodes[index].parent; p != cNoNode; p = nodes[p].parent) {
         __threadfence();
@@ -207,6 +193,61 @@ __global__ void __launch_bounds__(cBlockSize) refitTree(const FloatBox* leafBoxe
         const FloatBox right = loadBoxCoherent(&nodes[nodes[p].child].box);
         nodes[p].box = mergeBoxes(left, right);
     }
+}
+
+/// Bottom-up refit of a tree over `count` leaf boxes (refitFromLeaf from every leaf).
+__global__ void __launch_bounds__(cBlockSize) refitTree(const FloatBox* leafBoxes, const std::uint32_t* leafOfTriangle,
+                                                        std::uint32_t count, LbvhNode* nodes, std::uint32_t* arrivals) {
+    const std::uint64_t t = globalThreadIndex();
+    if (t < count) refitFromLeaf(leafBoxes, leafOfTriangle, static_cast<std::uint32_t>(t), nodes, arrivals);
+}
+
+/// One tree of a batch grown for the contact query (NarrowEngineCuda::growTrees): a copy of a
+/// mesh's topology refitted over its leaf boxes grown in one frame.
+struct GrowJob {
+    const float* positions;              ///< Own-frame positions.
+    const std::uint32_t* indices;        ///< Three vertex indices per triangle.
+    const std::uint32_t* leafOfTriangle; ///< The leaf node of each triangle.
+    const LbvhNode* nodes;               ///< The mesh's own tree (its topology is copied).
+    FloatBox* grownBoxes;                ///< The grown leaf boxes, written.
+    LbvhNode* grownNodes;                ///< The grown tree, written.
+    DeviceTransform transform;           ///< To the frame grown in, or none.
+    std::uint32_t firstTriangle;         ///< Where its triangles start among the batch's.
+    std::uint32_t firstNode;             ///< Where its nodes start among the batch's.
+};
+
+/// The box of every triangle of a batch of `jobCount` trees (`count` triangles in all) grown for
+/// the contact query at `distance` (proximity_bounds.h), moved by its job's transform when there
+/// is one: what the CPU path grows from the same corners.
+__global__ void __launch_bounds__(cBlockSize)
+    growLeafBoxesOfJobs(const GrowJob* jobs, std::uint32_t jobCount, std::uint32_t count, double distance) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= count) return;
+    const GrowJob& job = jobs[batchEntryOf(jobCount, i, [jobs](std::uint32_t j) { return jobs[j].firstTriangle; })];
+    const auto t = static_cast<std::uint32_t>(i - job.firstTriangle);
+    job.grownBoxes[t] = grownTriangleBox(
+        loadTriangle(job.positions, job.indices, t, job.transform.present ? job.transform.m : nullptr), distance);
+}
+
+/// Copies every node of a batch's trees (`count` nodes in all) to their grown trees.
+__global__ void __launch_bounds__(cBlockSize) copyNodesOfJobs(const GrowJob* jobs, std::uint32_t jobCount,
+                                                              std::uint32_t count) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= count) return;
+    const GrowJob& job = jobs[batchEntryOf(jobCount, i, [jobs](std::uint32_t j) { return jobs[j].firstNode; })];
+    const auto n = static_cast<std::uint32_t>(i - job.firstNode);
+    job.grownNodes[n] = job.nodes[n];
+}
+
+/// Refits every grown tree of a batch over its grown boxes (`count` triangles in all), each with
+/// its own range of `arrivals` (zeroed, one per node of the batch).
+__global__ void __launch_bounds__(cBlockSize)
+    refitTreesOfJobs(const GrowJob* jobs, std::uint32_t jobCount, std::uint32_t count, std::uint32_t* arrivals) {
+    const std::uint64_t i = globalThreadIndex();
+    if (i >= count) return;
+    const GrowJob& job = jobs[batchEntryOf(jobCount, i, [jobs](std::uint32_t j) { return jobs[j].firstTriangle; })];
+    refitFromLeaf(job.grownBoxes, job.leafOfTriangle, static_cast<std::uint32_t>(i - job.firstTriangle),
+                  job.grownNodes, arrivals + job.firstNode);
 }
 
 /// An OBB read past the L1 cache (written by another block of this launch).

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Zlib
-// The contact query on the device (ProximityQueryCuda): per query, the walk of every query leaf
-// over the other grown tree (count, CUB scan, write), the per-candidate work of
+// The contact query on the device (ProximityQueryCuda): all queries of a call as one batch (so
+// that hundreds of small mesh pairs a step cost one pass, not one each): the walk of every query
+// leaf over its query's other grown tree (count, CUB scan, write), the per-candidate work of
 // candidate_proximity.h appending to buffers that grow and run again when they overflow, a CUB
-// radix sort by (kind, featureA, featureB) and the gather; only the contacts come back. The
-// per-element work is the CPU path's, so the sorted contacts are the same bytes.
+// radix sort by (query, kind, featureA, featureB) and the gather; only the contacts come back.
+// The per-element work is the CPU path's, so the sorted contacts are the same bytes.
 #include "kernels/narrow/engine/narrow_proximity_cuda.cuh"
 
 #include "kernels/common/cuda_check.h"
@@ -107,40 +108,57 @@ std::uint32_t ProximityQueryCuda::appendUntilRoom(std::uint64_t room, const Test
     }
 }
 
-void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInput& b, bool self,
-                             const ProximityOptions& options, cudaStream_t stream,
-                             std::vector<ProximityContact>& contacts, NarrowStats& stats) {
-    if (a.tree.nodeCount == 0 || b.tree.nodeCount == 0) return;
-    const MeshState& stateA = *m_meshes[a.mesh];
-    const MeshState& stateB = *m_meshes[b.mesh];
-    const bool welds = self && options.excludeWelded;
-    if (!stateA.hasFeatures || !stateB.hasFeatures) {
-        throw std::logic_error("bulletgpu: a contact query reads a mesh without features");
+void ProximityQueryCuda::run(const ProximityPairInput* queries, std::uint32_t count, const ProximityOptions& options,
+                             cudaStream_t stream, std::vector<ProximityContact>& contacts, NarrowStats& stats) {
+    // The batch as the kernels read it: queries with an empty side find nothing and are left out.
+    m_hostQueries.reserve(std::max<std::uint32_t>(count, 1), stream);
+    std::uint32_t kept = 0;
+    std::uint64_t leaves = 0;
+    for (std::uint32_t q = 0; q < count; ++q) {
+        const ProximityPairInput& query = queries[q];
+        if (query.a.tree.nodeCount == 0 || query.b.tree.nodeCount == 0) continue;
+        const MeshState& stateA = *m_meshes[query.a.mesh];
+        const MeshState& stateB = *m_meshes[query.b.mesh];
+        const bool welds = query.self && options.excludeWelded;
+        if (!stateA.hasFeatures || !stateB.hasFeatures) {
+            throw std::logic_error("bulletgpu: a contact query reads a mesh without features");
+        }
+        if (welds && !stateA.hasWeld) {
+            throw std::logic_error("bulletgpu: a self contact query excluding welds has no weld");
+        }
+        const auto sideOf = [welds](const ProximitySideInput& in, const MeshState& state) {
+            return DeviceProximitySide{in.tree,
+                                       in.positions,
+                                       in.indices,
+                                       state.triangleEdges.data(),
+                                       state.owned.data(),
+                                       welds ? state.weld.data() : nullptr,
+                                       in.transform,
+                                       in.mesh};
+        };
+        m_hostQueries.data()[kept++] = DeviceProximityQuery{sideOf(query.a, stateA), sideOf(query.b, stateB),
+                                                            static_cast<std::uint32_t>(leaves), query.self ? 1u : 0u};
+        leaves += query.a.tree.leafCount;
+        if (leaves > cMaxItems) throw std::length_error("bulletgpu: a contact query batch passed 2^32 leaves");
     }
-    if (welds && !stateA.hasWeld) throw std::logic_error("bulletgpu: a self contact query excluding welds has no weld");
+    if (kept == 0 || leaves == 0) return;
+    m_queries.reserve(kept, stream);
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_queries.data(), m_hostQueries.data(), kept * sizeof(DeviceProximityQuery),
+                                       cudaMemcpyHostToDevice, stream));
 
-    // The walk: candidates of each query leaf counted, scanned, written.
-    const std::uint32_t leaves = a.tree.leafCount;
-    prepareWalk(leaves, stream);
-    launchPerItem(stream, leaves, countProximityCandidates, a.tree, b.tree, self, m_counts.data(), m_totals.data());
-    const std::uint32_t candidates = finishCount(leaves, stream, stats);
+    // The walk: candidates of each query leaf counted, scanned, written with their query.
+    const auto items = static_cast<std::uint32_t>(leaves);
+    prepareWalk(items, stream);
+    launchPerItem(stream, items, countProximityCandidates, m_queries.data(), kept, items, m_counts.data(),
+                  m_totals.data());
+    const std::uint32_t candidates = finishCount(items, stream, stats);
     if (candidates == 0) return;
-    launchPerItem(stream, leaves, writeProximityCandidates, a.tree, b.tree, self, m_offsets.data(),
-                  m_candidates.data());
+    m_candidateQueries.reserve(candidates, stream);
+    launchPerItem(stream, items, writeProximityCandidates, m_queries.data(), kept, items, m_offsets.data(),
+                  m_candidates.data(), m_candidateQueries.data());
 
     // The per-candidate work, appending; run again into larger buffers when they overflowed.
     const Clock::time_point testStart = Clock::now();
-    const auto sideOf = [welds](const ProximitySideInput& in, const MeshState& state) {
-        return DeviceProximitySide{in.tree,
-                                   in.positions,
-                                   in.indices,
-                                   state.triangleEdges.data(),
-                                   state.owned.data(),
-                                   welds ? state.weld.data() : nullptr,
-                                   in.transform,
-                                   in.mesh};
-    };
-    const DeviceProximitySide sideA = sideOf(a, stateA), sideB = sideOf(b, stateB);
     const auto reserve = [&](std::uint64_t count) {
         const std::uint64_t items = std::max<std::uint64_t>(count, 1);
         m_contacts.reserve(items, stream);
@@ -149,14 +167,15 @@ void ProximityQueryCuda::run(const ProximitySideInput& a, const ProximitySideInp
         return std::min({m_contacts.capacity(), m_keys.capacity(), m_positions.capacity()});
     };
     const auto test = [&](std::uint64_t room, unsigned long long* appended) {
-        launchPerItem(stream, candidates, testProximityCandidates, sideA, sideB, self, options.distance,
-                      m_candidates.data(), candidates,
+        launchPerItem(stream, candidates, testProximityCandidates, m_queries.data(), options.distance,
+                      m_candidates.data(), m_candidateQueries.data(), candidates,
                       AppendProximity{m_contacts.data(), m_keys.data(), m_positions.data(), room, appended});
     };
     const std::uint32_t n =
         appendUntilRoom(reserve(std::max<std::uint64_t>(candidates, m_contacts.capacity())), test, reserve, stream);
 
-    // The sort by (kind, featureA, featureB) (meshA and meshB are the query's), then the gather.
+    // The sort by (query, kind, featureA, featureB) (meshA and meshB are the query's), then the
+    // gather.
     if (n > 0) {
         m_sortedKeys.reserve(n, stream);
         m_sortedPositions.reserve(n, stream);

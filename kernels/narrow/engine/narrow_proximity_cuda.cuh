@@ -20,6 +20,7 @@
 namespace bulletgpu::detail {
 
 struct ProximityKey;
+struct DeviceProximityQuery;
 
 /// One side of a device contact query as the engine hands it over (device pointers).
 struct ProximitySideInput {
@@ -28,6 +29,13 @@ struct ProximitySideInput {
     const std::uint32_t* indices; ///< Three vertex indices per triangle.
     DeviceTransform transform;    ///< To the query's frame (absent in a self query).
     std::uint32_t mesh;           ///< The mesh's index.
+};
+
+/// One query of a device contact-query batch: a against b, or a against itself when `self`.
+struct ProximityPairInput {
+    ProximitySideInput a; ///< The side whose leaves walk b's tree.
+    ProximitySideInput b; ///< The other side (a again in a self query).
+    bool self;            ///< A self query.
 };
 
 /// The device side of the contact query: per-mesh features and welds, and the buffers of one
@@ -42,10 +50,11 @@ public:
     void setFeatures(std::uint32_t mesh, const MeshFeatures& features, cudaStream_t stream);
     /// Uploads a mesh's canonical vertices (weldVertices) unless they equal the last uploaded.
     void setWeld(std::uint32_t mesh, const std::vector<std::uint32_t>& weld, cudaStream_t stream);
-    /// Runs one query (a against b, or a against itself when `self`) at options.distance,
-    /// welds excluded in a self query when options.excludeWelded; appends its contacts, sorted
-    /// by proximityBefore, to `contacts` and adds its counters to `stats`. Waits for the stream.
-    void run(const ProximitySideInput& a, const ProximitySideInput& b, bool self, const ProximityOptions& options,
+    /// Runs `count` queries as one batch (one walk, one test launch, one sort) at
+    /// options.distance, welds excluded in self queries when options.excludeWelded; appends their
+    /// contacts, query by query and each query's sorted by proximityBefore, to `contacts` and
+    /// adds their counters to `stats`. Waits for the stream.
+    void run(const ProximityPairInput* queries, std::uint32_t count, const ProximityOptions& options,
              cudaStream_t stream, std::vector<ProximityContact>& contacts, NarrowStats& stats);
     /// Runs the points-against-mesh query of `count` points (host array, x, y, z each, in the
     /// frame of `side`) at `distance`; appends its contacts, sorted by (point, triangle), to
@@ -81,8 +90,11 @@ private:
     std::uint32_t appendUntilRoom(std::uint64_t room, const Test& test, const Reserve& reserve, cudaStream_t stream);
 
     std::vector<std::unique_ptr<MeshState>> m_meshes;
+    PinnedBuffer<DeviceProximityQuery> m_hostQueries;           ///< A batch's queries as the kernels read them.
+    DeviceBuffer<DeviceProximityQuery> m_queries;               ///< Their upload.
     DeviceBuffer<std::uint32_t> m_counts, m_offsets;            ///< Candidates of each query leaf, their offsets.
     DeviceBuffer<FrontEntry> m_candidates;                      ///< The walk's candidates.
+    DeviceBuffer<std::uint32_t> m_candidateQueries;             ///< The query of each candidate.
     DeviceBuffer<ProximityContact> m_contacts, m_sorted;        ///< Appended contacts, then sorted.
     DeviceBuffer<std::uint32_t> m_positions, m_sortedPositions; ///< Positions of the appended contacts, then sorted.
     DeviceBuffer<ProximityKey> m_keys, m_sortedKeys;            ///< Their sort keys.

@@ -31,9 +31,24 @@ struct DeviceProximitySide {
     std::uint32_t mesh;                 ///< Index reported in contacts.
 };
 
-/// The sort key of a contact within one query (meshA and meshB are the query's): proximityBefore's
-/// order from kind down.
+/// One query of a batch on the device: a against b, or a against itself when `self`.
+struct DeviceProximityQuery {
+    DeviceProximitySide a;   ///< The side whose leaves walk the other's tree.
+    DeviceProximitySide b;   ///< The other side (a's own arrays again in a self query).
+    std::uint32_t firstLeaf; ///< Where the query's leaves of a start among the batch's walk items.
+    std::uint32_t self;      ///< 1 in a self query.
+};
+
+/// The query of the batch that walk item `item` belongs to.
+__device__ __forceinline__ std::uint32_t queryOfLeaf(const DeviceProximityQuery* queries, std::uint32_t count,
+                                                     std::uint64_t item) {
+    return batchEntryOf(count, item, [queries](std::uint32_t q) { return queries[q].firstLeaf; });
+}
+
+/// The sort key of a contact in a batch: the query's position, then proximityBefore's order from
+/// kind down (meshA and meshB are the query's).
 struct ProximityKey {
+    std::uint32_t query;    ///< Position of the contact's query in the batch.
     std::uint32_t kind;     ///< ProximityContact::kind.
     std::uint32_t featureA; ///< ProximityContact::featureA.
     std::uint32_t featureB; ///< ProximityContact::featureB.
@@ -42,33 +57,42 @@ struct ProximityKey {
 /// ProximityKey's members for CUB's radix sort, most significant first.
 struct ProximityKeyParts {
     /// References to kind, featureA and featureB.
-    __host__ __device__ ::cuda::std::tuple<std::uint32_t&, std::uint32_t&, std::uint32_t&>
+    __host__ __device__ ::cuda::std::tuple<std::uint32_t&, std::uint32_t&, std::uint32_t&, std::uint32_t&>
     operator()(ProximityKey& key) const {
-        return {key.kind, key.featureA, key.featureB};
+        return {key.query, key.kind, key.featureA, key.featureB};
     }
 };
 
-/// A walk sink that writes the candidates only (the contact query keeps no front on the device).
+/// A walk sink that writes the candidates only (the contact query keeps no front on the device),
+/// and each one's query when `queries` is not null.
 struct CandidateWriter {
-    FrontEntry* candidates; ///< Next candidate (query leaf, other leaf) goes here.
+    FrontEntry* candidates;  ///< Next candidate (query leaf, other leaf) goes here.
+    std::uint32_t* queries;  ///< Next candidate's query goes here, or null.
+    std::uint32_t query = 0; ///< The query of the walking leaf.
 
     /// A node where the walk stops: not kept.
     __device__ void front(std::uint32_t, std::uint32_t) {}
     /// A candidate leaf pair: written.
-    __device__ void candidate(std::uint32_t leaf, std::uint32_t node) { *candidates++ = FrontEntry{leaf, node}; }
+    __device__ void candidate(std::uint32_t leaf, std::uint32_t node) {
+        *candidates++ = FrontEntry{leaf, node};
+        if (queries != nullptr) *queries++ = query;
+    }
     /// A box test: not counted.
     __device__ void boxTest() {}
 };
 
-/// First pass of the walk: the candidates of each query leaf (depth-first position), counted;
-/// `totals` receives the sums of box tests, walk entries and candidates in 64 bits.
+/// First pass of the walk over a batch of `queryCount` queries: the candidates of each of the
+/// `items` walk items (a query's leaf of a, depth-first position) counted; `totals` receives the
+/// sums of box tests, walk entries and candidates in 64 bits.
 __global__ void __launch_bounds__(cBlockSize)
-    countProximityCandidates(FrontTree query, FrontTree other, bool self, std::uint32_t* counts,
-                             unsigned long long* totals) {
+    countProximityCandidates(const DeviceProximityQuery* queries, std::uint32_t queryCount, std::uint32_t items,
+                             std::uint32_t* counts, unsigned long long* totals) {
     const std::uint64_t i = globalThreadIndex();
     FrontCounter counter;
-    if (i < query.leafCount) {
-        generateFront(query, other, self, static_cast<std::uint32_t>(i), counter);
+    if (i < items) {
+        const DeviceProximityQuery& query = queries[queryOfLeaf(queries, queryCount, i)];
+        generateFront(query.a.tree, query.b.tree, query.self != 0, static_cast<std::uint32_t>(i - query.firstLeaf),
+                      counter);
         counts[i] = counter.candidates;
     }
     addWarpSum(totals, counter.boxTests);
@@ -76,14 +100,17 @@ __global__ void __launch_bounds__(cBlockSize)
     addWarpSum(totals + 2, counter.candidates);
 }
 
-/// Second pass of the walk: each query leaf writes its candidates from its offset.
+/// Second pass of the walk: each walk item writes its candidates and their query from its offset.
 __global__ void __launch_bounds__(cBlockSize)
-    writeProximityCandidates(FrontTree query, FrontTree other, bool self, const std::uint32_t* offsets,
-                             FrontEntry* candidates) {
+    writeProximityCandidates(const DeviceProximityQuery* queries, std::uint32_t queryCount, std::uint32_t items,
+                             const std::uint32_t* offsets, FrontEntry* candidates, std::uint32_t* candidateQueries) {
     const std::uint64_t i = globalThreadIndex();
-    if (i >= query.leafCount) return;
-    CandidateWriter writer{candidates + offsets[i]};
-    generateFront(query, other, self, static_cast<std::uint32_t>(i), writer);
+    if (i >= items) return;
+    const std::uint32_t q = queryOfLeaf(queries, queryCount, i);
+    const DeviceProximityQuery& query = queries[q];
+    CandidateWriter writer{candidates + offsets[i], candidateQueries + offsets[i], q};
+    generateFront(query.a.tree, query.b.tree, query.self != 0, static_cast<std::uint32_t>(i - query.firstLeaf),
+                  writer);
 }
 
 /// The contact query's view of one side, as the CPU path makes it (proximityViewOf): triangles
@@ -98,35 +125,40 @@ __device__ __forceinline__ ProximityMeshView proximityViewOf(const DeviceProximi
                              side.mesh};
 }
 
-/// An emit functor of candidateProximity appending each contact, its key and its position to
-/// buffers of `capacity`; past the capacity it only counts (the caller grows and runs again).
+/// An emit functor of candidateProximity appending each contact of query `query`, its key and
+/// its position to buffers of `capacity`; past the capacity it only counts (the caller grows and
+/// runs again).
 struct AppendProximity {
     ProximityContact* contacts; ///< The contacts, in no order.
     ProximityKey* keys;         ///< Their sort keys.
     std::uint32_t* positions;   ///< Their positions (the values the sort carries).
     std::uint64_t capacity;     ///< Room in each buffer.
     unsigned long long* count;  ///< Contacts emitted so far (may pass the capacity).
+    std::uint32_t query = 0;    ///< The query of the contacts emitted.
 
     /// Appends one contact.
     __device__ void operator()(const ProximityContact& contact) {
         const unsigned long long slot = atomicAdd(count, 1ull);
         if (slot >= capacity) return;
         contacts[slot] = contact;
-        keys[slot] = ProximityKey{contact.kind, contact.featureA, contact.featureB};
+        keys[slot] = ProximityKey{query, contact.kind, contact.featureA, contact.featureB};
         positions[slot] = static_cast<std::uint32_t>(slot);
     }
 };
 
-/// The per-candidate work of every candidate (candidateProximity, the CPU path's function).
+/// The per-candidate work of every candidate of a batch (candidateProximity, the CPU path's
+/// function), each with its query's sides.
 __global__ void __launch_bounds__(cBlockSize)
-    testProximityCandidates(DeviceProximitySide a, DeviceProximitySide b, bool self, double distance,
-                            const FrontEntry* candidates, std::uint32_t count, AppendProximity append) {
+    testProximityCandidates(const DeviceProximityQuery* queries, double distance, const FrontEntry* candidates,
+                            const std::uint32_t* candidateQueries, std::uint32_t count, AppendProximity append) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= count) return;
     const FrontEntry pair = candidates[i];
-    const ProximityMeshView viewA = proximityViewOf(a), viewB = proximityViewOf(b);
-    candidateProximity(viewA, leafTriangle(a.tree.nodes[pair.leaf]), viewB, leafTriangle(b.tree.nodes[pair.node]), self,
-                       distance, append);
+    append.query = candidateQueries[i];
+    const DeviceProximityQuery& query = queries[append.query];
+    const ProximityMeshView viewA = proximityViewOf(query.a), viewB = proximityViewOf(query.b);
+    candidateProximity(viewA, leafTriangle(query.a.tree.nodes[pair.leaf]), viewB,
+                       leafTriangle(query.b.tree.nodes[pair.node]), query.self != 0, distance, append);
 }
 
 /// First pass of the points' walk: the candidate leaves of each point's grown box
@@ -152,7 +184,7 @@ __global__ void __launch_bounds__(cBlockSize)
                          const std::uint32_t* offsets, FrontEntry* candidates) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= count) return;
-    CandidateWriter writer{candidates + offsets[i]};
+    CandidateWriter writer{candidates + offsets[i], nullptr};
     walkFront(tree, grownPointBox(toVec3d(points + 3 * i), distance), nullptr, static_cast<std::uint32_t>(i), 0,
               tree.nodeCount, writer);
 }

@@ -192,8 +192,8 @@ public:
     /// with leaf boxes grown by d/2 and a rounding allowance, walked anew each query, or through fronts kept
     /// per mesh pair (NarrowTraversal::Fronts; Descent walks as LeafWalk), which are separate from
     /// the intersection query's and generated anew when the distance changes or a tree is rebuilt
-    /// or restructured. Contact queries schedule no rebuilds. On the CUDA backend the query runs
-    /// on the host from the set's copies of the meshes (the same contacts). Throws
+    /// or restructured. Contact queries schedule no rebuilds. On the CUDA backend the whole batch
+    /// runs on the device in one pass (the same contacts, byte for byte). Throws
     /// std::invalid_argument on a bad mesh or distance.
     void findProximity(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options,
                        std::vector<ProximityContact>& contacts);
@@ -208,8 +208,8 @@ public:
 
     /// The points-against-mesh query: every (point, triangle) pair of `count` points (x, y, z
     /// floats each, finite, world frame) and the triangles of `mesh` (moved by its transform)
-    /// within `distance` (pointTriangleContact), sorted by (point, triangle). Runs on the host on
-    /// either backend.
+    /// within `distance` (pointTriangleContact), sorted by (point, triangle). On the CUDA backend
+    /// it runs on the device (the same contacts).
     void findPointContacts(const float* points, std::uint32_t count, std::uint32_t mesh, double distance,
                            std::vector<PointContact>& contacts);
 

@@ -230,8 +230,8 @@ __global__ void __launch_bounds__(cBlockSize)
 }
 
 /// Copies every node of a batch's trees (`count` nodes in all) to their grown trees.
-__global__ void __launch_bounds__(cBlockSize) copyNodesOfJobs(const GrowJob* jobs, std::uint32_t jobCount,
-                                                              std::uint32_t count) {
+__global__ void __launch_bounds__(cBlockSize)
+    copyNodesOfJobs(const GrowJob* jobs, std::uint32_t jobCount, std::uint32_t count) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= count) return;
     const GrowJob& job = jobs[batchEntryOf(jobCount, i, [jobs](std::uint32_t j) { return jobs[j].firstNode; })];
@@ -246,8 +246,8 @@ __global__ void __launch_bounds__(cBlockSize)
     const std::uint64_t i = globalThreadIndex();
     if (i >= count) return;
     const GrowJob& job = jobs[batchEntryOf(jobCount, i, [jobs](std::uint32_t j) { return jobs[j].firstTriangle; })];
-    refitFromLeaf(job.grownBoxes, job.leafOfTriangle, static_cast<std::uint32_t>(i - job.firstTriangle),
-                  job.grownNodes, arrivals + job.firstNode);
+    refitFromLeaf(job.grownBoxes, job.leafOfTriangle, static_cast<std::uint32_t>(i - job.firstTriangle), job.grownNodes,
+                  arrivals + job.firstNode);
 }
 
 /// An OBB read past the L1 cache (written by another block of this launch).

@@ -109,8 +109,7 @@ __global__ void __launch_bounds__(cBlockSize)
     const std::uint32_t q = queryOfLeaf(queries, queryCount, i);
     const DeviceProximityQuery& query = queries[q];
     CandidateWriter writer{candidates + offsets[i], candidateQueries + offsets[i], q};
-    generateFront(query.a.tree, query.b.tree, query.self != 0, static_cast<std::uint32_t>(i - query.firstLeaf),
-                  writer);
+    generateFront(query.a.tree, query.b.tree, query.self != 0, static_cast<std::uint32_t>(i - query.firstLeaf), writer);
 }
 
 /// The contact query's view of one side, as the CPU path makes it (proximityViewOf): triangles

@@ -11,15 +11,17 @@
 class btSoftBody;
 
 /// Node-face contacts between two different soft bodies (Bullet's VF_SS, CollideVF_SS) from the
-/// narrow engine's pair contact query: every soft body with faces is an engine mesh following its
-/// nodes, and each gathered pair of bodies is one pair query, whose vertex-face and face-vertex
-/// records become the btSoftBody::SContacts CollideVF_SS would make.
+/// narrow engine: every soft body with faces is an engine mesh following its nodes; the gathered
+/// pairs of bodies with faces are one batch of pair queries, whose vertex-face and face-vertex
+/// records become the btSoftBody::SContacts CollideVF_SS would make; a body without faces (a
+/// rope) meets the other body's faces through the points-against-mesh query of its nodes.
 
 namespace bulletgpu {
 
 /// Whether `a` and `b` collide node against face (VF_SS in both bodies' flags, as
-/// btSoftBody::defaultCollisionHandler decides) and are two bodies with faces (the engine tests
-/// the vertices of triangles only: a rope against a cloth stays Bullet's).
+/// btSoftBody::defaultCollisionHandler decides): two different bodies with nodes, at least one
+/// with faces (a rope against a cloth: the rope's nodes against the cloth's faces, as in Bullet;
+/// two ropes meet nothing there).
 bool isVertexFacePair(const btSoftBody* a, const btSoftBody* b);
 
 /// The node-face contacts between the soft bodies of a world.
@@ -31,10 +33,12 @@ public:
     /// Records the pair (a call isVertexFacePair accepts; either order counts once).
     void gather(btSoftBody* a, btSoftBody* b);
 
-    /// For every gathered pair, one engine pair query within the largest margin CollideVF_SS
-    /// can use (the two collision margins plus twice the largest node move |m_x - m_q|), then
-    /// Bullet's own test per record: a's nodes against b's faces go to a's m_scontacts, b's nodes
-    /// against a's faces to b's, filled as CollideVF_SS fills them. Forgets the pairs.
+    /// For every gathered pair, the engine's candidates within the largest margin CollideVF_SS
+    /// can use (the two collision margins plus twice the largest node move |m_x - m_q|; pairs of
+    /// bodies with faces in one batch at the largest of theirs), then Bullet's own test per
+    /// record: a's nodes against b's faces go to a's m_scontacts, b's nodes against a's faces to
+    /// b's, filled as CollideVF_SS fills them. A rope's node with a non-finite position meets no
+    /// face. Forgets the pairs.
     void generate();
 
     /// Contacts made by the last generate.
@@ -48,18 +52,29 @@ private:
         int faces = -1;                     ///< Face count when made.
         std::vector<float> positions;       ///< m_x as floats.
         std::vector<std::uint32_t> indices; ///< Three node indices per face.
+        std::uint64_t moved = 0;            ///< The generate pass that last moved it.
     };
 
-    /// The engine mesh of `body`, made (again, when its topology changed) and moved to its m_x.
+    /// The engine mesh of `body`, made (again, when its topology changed) and moved to its m_x
+    /// once per generate pass.
     std::uint32_t meshOf(btSoftBody* body);
-    /// The contacts of `nodes`' nodes against `faces`' faces among m_contacts (`vertexFirst`:
-    /// records whose featureA is the node).
-    void addContacts(btSoftBody& nodes, btSoftBody& faces, bool vertexFirst);
+    /// The contacts of the nodes of `nodes` (a body without faces) against the faces of `faces`
+    /// from the points-against-mesh query within `reach`.
+    void addNodeContacts(btSoftBody& nodes, btSoftBody& faces, double reach);
+    /// Bullet's test (CollideVF_SS::Process) of node `node` of `nodes` against face `face` of
+    /// `faces`: the contact it makes, if any, appended to nodes.m_scontacts.
+    void addContact(btSoftBody& nodes, btSoftBody& faces, std::uint32_t node, std::uint32_t face);
 
     TriangleMeshSet m_set;                                    ///< The engine.
     std::unordered_map<const btSoftBody*, BodyMesh> m_meshes; ///< Engine mesh per body.
+    std::vector<btSoftBody*> m_bodyOfMesh;                    ///< The body of each engine mesh.
     std::vector<std::pair<btSoftBody*, btSoftBody*>> m_pairs; ///< This step's gathered pairs.
-    std::vector<ProximityContact> m_contacts;                 ///< One pair query's records.
+    std::vector<MeshPairQuery> m_queries;                     ///< The batch of pairs with faces.
+    std::vector<ProximityContact> m_contacts;                 ///< Its records.
+    std::vector<float> m_points;                              ///< A faceless body's finite nodes.
+    std::vector<std::uint32_t> m_pointNodes;                  ///< Their node indices.
+    std::vector<PointContact> m_pointContacts;                ///< Their records.
+    std::uint64_t m_pass = 0;                                 ///< Generate passes so far.
     std::uint64_t m_contactCount = 0;                         ///< contactCount().
 };
 

@@ -123,9 +123,10 @@ public:
     /// is only recorded, its contacts made by the engine at the start of solveConstraints
     /// (bullet_adapter/soft_rigid_contacts.h); anything else is Bullet's.
     void processCollision(btSoftBody* body, const btCollisionObjectWrapper* wrap) override;
-    /// Implements btSoftBodySolver::processCollision (soft against soft): two bodies with faces
-    /// colliding by VF_SS are only recorded, their node-face contacts made by the engine at the
-    /// start of solveConstraints (bullet_adapter/soft_soft_contacts.h); anything else is Bullet's.
+    /// Implements btSoftBodySolver::processCollision (soft against soft): two bodies colliding by
+    /// VF_SS, at least one with faces (cloth against cloth, rope against cloth), are only
+    /// recorded, their node-face contacts made by the engine at the start of solveConstraints
+    /// (bullet_adapter/soft_soft_contacts.h); anything else is Bullet's.
     void processCollision(btSoftBody* body, btSoftBody* other) override;
 
     /// Switches self-collision of `body` on or off, overriding SoftCollisionConfig::selfCollision.

@@ -66,6 +66,10 @@ public:
 
     /// Ropes on the set.
     std::uint32_t ropeCount() const { return static_cast<std::uint32_t>(m_ropes.size()); }
+    /// The chains, in the order of the world's bodies.
+    const std::vector<RopeChain>& chains() const { return m_ropes; }
+    /// The start-of-step positions of `rope`'s nodes (x, y, z each), as recordStart took them.
+    const double* startOf(const RopeChain& rope) const { return m_start.data() + 3 * std::size_t(rope.first); }
 
     /// Node pairs the last collide() found in its first round.
     std::uint64_t pairCount() const { return m_pairCount; }

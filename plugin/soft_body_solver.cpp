@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include <bulletgpu/SoftBodySolver.h>
 
+#include "bullet_adapter/rope_cloth_contacts.h"
 #include "bullet_adapter/soft_cloth_meshes.h"
 #include "bullet_adapter/soft_rigid_contacts.h"
 #include "bullet_adapter/soft_rope_chains.h"
@@ -22,6 +23,7 @@ struct SoftBodySolver::Engine {
     SoftRopeChains ropes;             ///< The ropes' sphere chains and step buffers.
     SoftRigidContacts meshes;         ///< Soft bodies against rigid triangle meshes.
     SoftSoftContacts softPairs;       ///< Node-face contacts between soft bodies.
+    RopeClothContacts ropeCloth;      ///< Ropes against cloths in our response.
     CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
     CcdFrameResult ccdResult;         ///< Its output.
     std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
@@ -153,6 +155,8 @@ void SoftBodySolver::collideSoftBodies() {
     const auto ropesBegin = Clock::now();
     m_stats.projectionMilliseconds = since(begin) - m_stats.contactMilliseconds - m_stats.ccdMilliseconds;
     e.ropes.collide(m_config.iterations, m_config.ropeRounds, m_config.ropeContinuous, m_config.ccdEtaFraction);
+    if (m_config.ropeCloth) e.ropeCloth.collide(e.cloths, e.ropes, m_config.iterations);
+    m_stats.ropeClothPairs = m_config.ropeCloth ? e.ropeCloth.pairCount() : 0;
     m_stats.impacts += e.ropes.linkImpacts();
     m_stats.frozenNodes += e.ropes.frozenNodes();
     m_stats.revertedRopes = e.ropes.revertedRopes();

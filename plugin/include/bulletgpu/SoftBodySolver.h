@@ -47,6 +47,12 @@ struct SoftCollisionConfig {
     /// while they pile up, seconds (docs/soft-self-collision.md); the projection alone keeps the
     /// nodes apart but lets a stretched link pass through another now and then.
     bool ropeContinuous = false;
+    /// Whether ropes collide with cloths (both with self-collision on) in this solver's response:
+    /// after the cloths' and the ropes' stages, rope nodes within reach of a cloth's faces are
+    /// projected to the mean of the two thicknesses from them, on the side they came from
+    /// (bullet_adapter/rope_cloth_contacts.h). Bullet's own VF_SS contacts between them, when
+    /// both bodies have VF_SS, are made as well, and do not hold a falling rope.
+    bool ropeCloth = true;
     /// Separation the CCD query keeps, as a fraction of the thickness.
     double ccdEtaFraction = 0.01;
     /// Skip the CCD query of a cloth's step when the contact query already proves it clear: no
@@ -74,11 +80,12 @@ struct SoftCollisionStats {
     std::uint64_t ropePairs = 0;       ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
     std::uint32_t ropeRounds = 0;      ///< Rope rounds of projection.
     std::uint32_t ropeQueries = 0;     ///< Of them, rounds that ran the chain query (the others kept its pairs).
+    std::uint64_t ropeClothPairs = 0;  ///< Rope node and cloth face pairs projected.
     double milliseconds = 0;           ///< Time of the self-collision stage (cloths and ropes).
     double contactMilliseconds = 0;    ///< Of it, the cloths' engine query (positions copied in, pairs found).
     double ccdMilliseconds = 0;        ///< Of it, the cloths' CCD queries.
     double projectionMilliseconds = 0; ///< Of it, the cloths' projections and failsafe (everything but the queries).
-    double ropeMilliseconds = 0;       ///< Of it, the ropes' stage.
+    double ropeMilliseconds = 0;       ///< Of it, the ropes' stage (against cloths too).
 };
 
 /// Counters of the last step's contacts with rigid meshes and between soft bodies.
@@ -100,7 +107,8 @@ struct SoftMeshStats {
 /// step is free of them at its end (see bullet_adapter/self_collision_response.h). Ropes are
 /// sphere chains whose touching non-neighbour nodes, within a rope and between ropes, are
 /// projected to the thickness apart, then kept from passing through each other by the link
-/// CCD of the continuous stage (bullet_adapter/soft_rope_chains.h).
+/// CCD of the continuous stage (bullet_adapter/soft_rope_chains.h); rope nodes near a cloth's
+/// faces are projected back to the side they came from (SoftCollisionConfig::ropeCloth).
 class SoftBodySolver : public btDefaultSoftBodySolver {
 public:
     /// A solver with `config`. Throws std::invalid_argument on a bad config, std::runtime_error

@@ -20,8 +20,9 @@
 # STEPS is a comma list of tests, bench, bench2 and sanitize (default all four); each takes a
 # few minutes, so a lent machine's 10-minute calls can hold one or two each.
 # BIN_DIR holds the executables (a build tree's tests/ and bench/ files, or those files copied
-# flat, as tools/gpu-pack.sh packs them); OUT_DIR gets summary.log, tests.log, sanitizer.log and
-# the benchmark JSON files. Each step has its own time limit.
+# flat, as tools/gpu-pack.sh packs them); OUT_DIR gets summary.log and logs.tar.gz, which holds
+# tests.log, sanitizer.log, the benchmark logs and their JSON files (one archive: a lent machine
+# brings back only a few files of its output folder). Each step has its own time limit.
 #
 # The real meshes: the CUDA narrow-phase tests and benchmarks read BULLETGPU_DATA_DIR (default
 # ../shared/data, which a lent machine does not have): tools/gpu-pack.sh packs the ccd-frames
@@ -90,6 +91,9 @@ if [[ $steps == *,sanitize,* ]]; then
     "$(find_exe cuda_test)" "~[large]~[narrow]"
   step "racecheck narrow (small scenes)" 150 "$sanitizer" compute-sanitizer --tool racecheck --error-exitcode 9 \
     "$(find_exe cuda_test)" "CUDA narrow phase equals the CPU on a batch*,CUDA narrow phase equals the CPU on triangle soup*"
+  step "racecheck contact query batch" 90 "$sanitizer" compute-sanitizer --tool racecheck --error-exitcode 9 \
+    "$(find_exe cuda_test)" "CUDA contact query equals the CPU on a batch*"
   grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$sanitizer" >>"$summary"
 fi
 cat "$summary"
+(cd "$out" && tar czf logs.tar.gz --remove-files --exclude summary.log --exclude logs.tar.gz -- *.log *.json 2>/dev/null)

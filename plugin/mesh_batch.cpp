@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
-// The mesh batch: the pairs the near callback queued, one contact query over all of them, the
-// solver rules and the reduction per pair, then Bullet's btManifoldResult per point.
+// The mesh batch: the pairs the near callback queued, one contact query over all mesh pairs and
+// one points query per mesh over its spheres' centres, the solver rules and the reduction per
+// pair, then Bullet's btManifoldResult per point.
 #include "mesh_batch.h"
 
 #include "backend_choice.h"
@@ -116,7 +117,7 @@ void MeshBatch::run() {
         MeshRequest& request = m_requests[r];
         if (request.algorithm == nullptr) continue;
         if (request.mesh[0] == cNoMesh || request.mesh[1] == cNoMesh) {
-            runSphere(request);
+            queueSphere(r);
             continue;
         }
         m_instances.followDeformation(request.mesh[0], m_pass);
@@ -175,6 +176,7 @@ void MeshBatch::run() {
         m_stats.solverContacts += m_solver.size();
         reduceAndWrite(request, threshold);
     }
+    runSpheres();
     m_requests.clear();
     m_stats.totalMs = millisecondsSince(start);
 }
@@ -206,27 +208,78 @@ void MeshBatch::reduceAndWrite(const MeshRequest& request, double threshold) {
     m_stats.points += kept;
 }
 
-void MeshBatch::runSphere(const MeshRequest& request) {
-    const int sphereSide = request.mesh[0] == cNoMesh ? 0 : 1, meshSide = 1 - sphereSide;
+namespace {
+
+/// The side of a sphere request that is the sphere.
+int sphereSideOf(const MeshRequest& request) { return request.mesh[0] == cNoMesh ? 0 : 1; }
+
+} // namespace
+
+double MeshBatch::sphereReachOf(const MeshRequest& request) const {
+    const int sphereSide = sphereSideOf(request);
+    const double radius = static_cast<const btSphereShape*>(request.shape[sphereSide])->getRadius();
+    return radius + m_instances.geometry(request.mesh[1 - sphereSide]).margin +
+           request.manifold->getContactBreakingThreshold();
+}
+
+void MeshBatch::queueSphere(std::uint32_t r) {
+    const MeshRequest& request = m_requests[r];
+    const int sphereSide = sphereSideOf(request), meshSide = 1 - sphereSide;
     const std::uint32_t mesh = request.mesh[meshSide];
     m_instances.followDeformation(mesh, m_pass);
     const btVector3& centre = request.transform[sphereSide].getOrigin();
-    const double radius = static_cast<const btSphereShape*>(request.shape[sphereSide])->getRadius();
-    const double meshMargin = m_instances.geometry(mesh).margin;
-    const double threshold = request.manifold->getContactBreakingThreshold();
-    const double reach = radius + meshMargin + threshold;
-    if (!m_instances.place(mesh, request.transform[meshSide]) || !std::isfinite(reach) ||
+    if (!m_instances.place(mesh, request.transform[meshSide]) || !std::isfinite(sphereReachOf(request)) ||
         !std::isfinite(double(centre.x()) + centre.y() + centre.z())) {
         ++m_stats.skippedPairs;
         return;
     }
+    m_spheres.push_back(r);
+}
+
+void MeshBatch::runSpheres() {
+    const auto meshOf = [this](std::uint32_t r) {
+        const MeshRequest& request = m_requests[r];
+        return request.mesh[1 - sphereSideOf(request)];
+    };
+    std::stable_sort(m_spheres.begin(), m_spheres.end(),
+                     [&](std::uint32_t x, std::uint32_t y) { return meshOf(x) < meshOf(y); });
+    for (std::size_t first = 0; first < m_spheres.size();) {
+        const std::uint32_t mesh = meshOf(m_spheres[first]);
+        std::size_t last = first;
+        double reach = 0;
+        m_centres.clear();
+        for (; last < m_spheres.size() && meshOf(m_spheres[last]) == mesh; ++last) {
+            const MeshRequest& request = m_requests[m_spheres[last]];
+            const btVector3& centre = request.transform[sphereSideOf(request)].getOrigin();
+            for (int k = 0; k < 3; ++k) m_centres.push_back(static_cast<float>(centre[k]));
+            reach = std::max(reach, sphereReachOf(request));
+        }
+        m_set.findPointContacts(m_centres.data(), static_cast<std::uint32_t>(last - first), mesh, reach, m_points);
+        m_stats.featureContacts += m_points.size();
+        // Sorted by point: each sphere's contacts follow one another.
+        std::size_t next = 0;
+        for (std::size_t i = first; i < last; ++i) {
+            const std::size_t begin = next;
+            while (next < m_points.size() && m_points[next].point == i - first) ++next;
+            writeSphere(m_requests[m_spheres[i]], m_points.data() + begin, m_points.data() + next);
+        }
+        first = last;
+    }
+    m_spheres.clear();
+}
+
+void MeshBatch::writeSphere(const MeshRequest& request, const PointContact* begin, const PointContact* end) {
+    const int sphereSide = sphereSideOf(request);
+    const btVector3& centre = request.transform[sphereSide].getOrigin();
+    const double radius = static_cast<const btSphereShape*>(request.shape[sphereSide])->getRadius();
+    const double meshMargin = m_instances.geometry(request.mesh[1 - sphereSide]).margin;
+    const double threshold = request.manifold->getContactBreakingThreshold();
     ++m_stats.pairs;
     const float point[3] = {static_cast<float>(centre.x()), static_cast<float>(centre.y()),
                             static_cast<float>(centre.z())};
-    m_set.findPointContacts(point, 1, mesh, reach, m_points);
-    m_stats.featureContacts += m_points.size();
     m_solver.clear();
-    for (const PointContact& p : m_points) {
+    for (const PointContact* contact = begin; contact != end; ++contact) {
+        const PointContact& p = *contact;
         // Along the closest point (a sphere meets a mesh where its centre is nearest), or the
         // triangle's normal when the centre lies on it.
         const btVector3 onMesh(p.onMesh[0], p.onMesh[1], p.onMesh[2]);

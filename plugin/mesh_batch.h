@@ -70,9 +70,17 @@ private:
     /// breaking threshold unless a side is a GImpact shape (Bullet's GImpact algorithm looks
     /// within the margins only; its convex-concave algorithm adds the threshold).
     double reachOf(const MeshRequest& request) const;
-    /// Runs a sphere's request at once: its centre against the mesh (the points-against-mesh
-    /// query) within the radius, the mesh's margin and the breaking threshold.
-    void runSphere(const MeshRequest& request);
+    /// How far from a sphere request's centre its contacts are looked for: the radius, the
+    /// mesh's margin and the manifold's breaking threshold.
+    double sphereReachOf(const MeshRequest& request) const;
+    /// Queues sphere request `r` for runSpheres once its mesh is placed and its centre and
+    /// reach are finite (else it is skipped).
+    void queueSphere(std::uint32_t r);
+    /// Runs the queued spheres: for each mesh, one points-against-mesh query of their centres
+    /// within the largest of their reaches; each sphere keeps its contacts within its own.
+    void runSpheres();
+    /// Writes a sphere request's manifold from its centre's point contacts [begin, end).
+    void writeSphere(const MeshRequest& request, const PointContact* begin, const PointContact* end);
     /// Reduces m_solver (a request's solver contacts) to at most 4, holding the manifold's
     /// points, and writes them.
     void reduceAndWrite(const MeshRequest& request, double threshold);
@@ -94,7 +102,9 @@ private:
     std::vector<MeshPairQuery> m_queries;
     std::vector<ProximityContact> m_contacts; ///< The engine's feature contacts.
     std::vector<ProximityContact> m_solver;   ///< One pair's solver contacts.
-    std::vector<PointContact> m_points;       ///< A sphere's contacts with its mesh.
+    std::vector<std::uint32_t> m_spheres;     ///< Queued sphere requests.
+    std::vector<float> m_centres;             ///< One mesh's sphere centres.
+    std::vector<PointContact> m_points;       ///< Their contacts with the mesh.
     MeshBatchStats m_stats;
 };
 

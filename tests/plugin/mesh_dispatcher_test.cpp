@@ -676,3 +676,79 @@ TEST_CASE("A sphere rests on a GImpact mesh at its true height", "[mesh_dispatch
     // The static GImpact box's top is at 0.5, plus its margin 0.01, plus the radius.
     CHECK(ball->getWorldTransform().getOrigin().y() == Approx(0.81).margin(2e-3));
 }
+
+TEST_CASE("Many spheres over two static meshes: one query per mesh, each sphere its own contacts", "[mesh_dispatcher]") {
+    // 40 spheres of radii 0.1 to 0.49 over two flat grids side by side (x < 0 and x > 0, one
+    // sphere row over their seam), each at its own gap from the plane y = 0: penetrating,
+    // touching, within the manifold's breaking threshold or beyond it. The spheres of a mesh share one
+    // points query at the largest of their reaches; each manifold must still hold exactly the
+    // sphere's own contacts: points on the sphere and on the ground, at the sphere's gap, and
+    // none beyond the threshold.
+    DispatchWorld scene;
+    btCollisionWorld& world = scene.world;
+    auto gridArrays = groundGrid(6, 1);
+    btBvhTriangleMeshShape gridShape(gridArrays->array.get(), true);
+    btCollisionObject grounds[2];
+    for (int g = 0; g < 2; ++g) {
+        grounds[g].setCollisionShape(&gridShape);
+        grounds[g].setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(g == 0 ? -3 : 3, 0, 0)));
+        world.addCollisionObject(&grounds[g]);
+    }
+    const btScalar gaps[] = {-0.01f, 0.0f, 0.004f, 0.015f, 0.05f};
+    std::vector<std::unique_ptr<btSphereShape>> shapes;
+    std::vector<std::unique_ptr<btCollisionObject>> spheres;
+    std::vector<btScalar> gapOf;
+    for (int i = 0; i < 40; ++i) {
+        const btScalar radius = 0.1f + 0.01f * i;
+        const btScalar gap = gaps[i % 5];
+        shapes.push_back(std::make_unique<btSphereShape>(radius));
+        spheres.push_back(std::make_unique<btCollisionObject>());
+        btCollisionObject& sphere = *spheres.back();
+        sphere.setCollisionShape(shapes.back().get());
+        // Rows of 8 along z, columns along x from -4.5 to 4.5 (the middle column over the seam).
+        const btScalar x = -4.5f + 1.125f * btScalar(i / 5), z = -2.0f + 1.0f * btScalar(i % 5) + 0.013f * i;
+        sphere.setWorldTransform(btTransform(btQuaternion::getIdentity(), btVector3(x, radius + gap, z)));
+        world.addCollisionObject(&sphere);
+        gapOf.push_back(gap);
+    }
+    world.performDiscreteCollisionDetection();
+    const auto groundA = worldTriangles(grounds[0]), groundB = worldTriangles(grounds[1]);
+    int touching = 0;
+    for (std::size_t i = 0; i < spheres.size(); ++i) {
+        const btCollisionObject& sphere = *spheres[i];
+        const btScalar radius = shapes[i]->getRadius();
+        const btVector3 centre = sphere.getWorldTransform().getOrigin();
+        int points = 0;
+        double deepest = std::numeric_limits<double>::infinity();
+        // Bullet's dispatcher scales the breaking threshold with the shapes' size.
+        double threshold = std::numeric_limits<double>::infinity();
+        for (btPersistentManifold* m : manifoldsOf(scene.dispatcher, &sphere)) {
+            threshold = std::min(threshold, double(m->getContactBreakingThreshold()));
+            const bool sphereIsA = m->getBody0() == &sphere;
+            const btCollisionObject* ground = sphereIsA ? m->getBody1() : m->getBody0();
+            const auto& triangles = ground == &grounds[0] ? groundA : groundB;
+            for (int p = 0; p < m->getNumContacts(); ++p) {
+                const btManifoldPoint& point = m->getContactPoint(p);
+                const btVector3 onSphere = sphereIsA ? point.getPositionWorldOnA() : point.getPositionWorldOnB();
+                const btVector3 onGround = sphereIsA ? point.getPositionWorldOnB() : point.getPositionWorldOnA();
+                INFO("sphere " << i << " point " << p);
+                CHECK((onSphere - centre).length() == Approx(radius).margin(1e-4));
+                CHECK(surfaceDistance(onGround, triangles) < 1e-4);
+                CHECK(point.getDistance() <= m->getContactBreakingThreshold() + 1e-6);
+                deepest = std::min(deepest, double(point.getDistance()));
+                ++points;
+            }
+        }
+        INFO("sphere " << i << " gap " << gapOf[i] << ", threshold " << threshold << ", " << points << " points");
+        if (gapOf[i] <= threshold) {
+            CHECK(points > 0);
+            CHECK(deepest == Approx(gapOf[i]).margin(1e-4));
+            ++touching;
+        } else {
+            CHECK(points == 0);
+        }
+    }
+    CHECK(touching >= 24);
+    CHECK(touching < 40);
+    CHECK(scene.dispatcher.meshStats().pairs >= static_cast<std::uint32_t>(touching));
+}

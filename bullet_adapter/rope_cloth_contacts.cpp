@@ -2,6 +2,7 @@
 #include "bullet_adapter/rope_cloth_contacts.h"
 
 #include "bullet_adapter/self_collision_response.h"
+#include "bullet_adapter/soft_node_moves.h"
 
 #include <BulletSoftBody/btSoftBody.h>
 
@@ -58,23 +59,6 @@ double RopeClothContacts::load(const btSoftBody& body, std::uint32_t count, std:
     return move;
 }
 
-bool RopeClothContacts::writeBack(btSoftBody& body, std::uint32_t count, std::uint32_t offset) const {
-    const btScalar inverseDt = static_cast<btScalar>(1 / body.m_sst.sdt);
-    bool moved = false;
-    for (std::uint32_t n = 0; n < count; ++n) {
-        btSoftBody::Node& node = body.m_nodes[static_cast<int>(n)];
-        const double* p = &m_end[3 * std::size_t(offset + n)];
-        const btVector3 corrected(static_cast<btScalar>(p[0]), static_cast<btScalar>(p[1]),
-                                  static_cast<btScalar>(p[2]));
-        const btVector3 move = corrected - node.m_x;
-        if (move.isZero()) continue;
-        node.m_x = corrected;
-        node.m_v += move * inverseDt;
-        moved = true;
-    }
-    return moved;
-}
-
 void RopeClothContacts::collide(SoftClothMeshes& cloths, const SoftRopeChains& ropes, int iterations) {
     m_pairCount = 0;
     if (ropes.chains().empty()) return;
@@ -115,8 +99,8 @@ void RopeClothContacts::collide(SoftClothMeshes& cloths, const SoftRopeChains& r
                 total,          cloth.indices.data(), cloth.faceCount,     cloth.features.edges.data(),
                 m_start.data(), m_end.data(),         m_inverseMass.data()};
             projectSelfPairs(mesh, m_pairs.data(), m_pairs.size(), separation, iterations);
-            engineStale = writeBack(*cloth.body, clothNodes, 0);
-            writeBack(*rope.body, rope.nodeCount, clothNodes);
+            engineStale = moveNodesTo(*cloth.body, m_end.data(), clothNodes, cloth.body->m_sst.sdt);
+            moveNodesTo(*rope.body, m_end.data() + 3 * std::size_t(clothNodes), rope.nodeCount, rope.body->m_sst.sdt);
         }
     }
 }

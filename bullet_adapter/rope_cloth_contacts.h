@@ -38,9 +38,6 @@ private:
     /// Copies m_x of `body`'s `count` nodes into m_end from node `offset` on, with their inverse
     /// masses (0 when the body sleeps); returns the largest distance from `start` (3 per node).
     double load(const btSoftBody& body, std::uint32_t count, std::uint32_t offset, const double* start);
-    /// Writes m_end of `body`'s `count` nodes from `offset` back where it differs from m_x.
-    /// Returns whether a node moved.
-    bool writeBack(btSoftBody& body, std::uint32_t count, std::uint32_t offset) const;
 
     std::vector<double> m_start;          ///< The cloth's then the rope's start positions.
     std::vector<double> m_end;            ///< Their end positions, projected in place.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/soft_cloth_meshes.h"
 
+#include "bullet_adapter/soft_node_moves.h"
+
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <algorithm>
@@ -154,16 +156,7 @@ void SoftClothMeshes::findPairs() {
 }
 
 void SoftClothMeshes::writeBack(ClothMesh& cloth, double dt) const {
-    const btScalar inverseDt = static_cast<btScalar>(1 / dt);
-    for (std::uint32_t n = 0; n < cloth.nodeCount; ++n) {
-        btSoftBody::Node& node = cloth.body->m_nodes[n];
-        const btVector3 corrected(static_cast<btScalar>(cloth.end[3 * n]), static_cast<btScalar>(cloth.end[3 * n + 1]),
-                                  static_cast<btScalar>(cloth.end[3 * n + 2]));
-        const btVector3 move = corrected - node.m_x;
-        if (move.isZero()) continue;
-        node.m_x = corrected;
-        node.m_v += move * inverseDt;
-    }
+    moveNodesTo(*cloth.body, cloth.end.data(), cloth.nodeCount, dt);
 }
 
 } // namespace bulletgpu

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/soft_rope_chains.h"
 
+#include "bullet_adapter/soft_node_moves.h"
 #include "kernels/narrow/ccd/ccd_queries.h"
 
 #include <BulletSoftBody/btSoftBody.h>
@@ -248,17 +249,7 @@ void SoftRopeChains::findPairs() {
 }
 
 void SoftRopeChains::writeBack(const RopeChain& rope) const {
-    const btScalar inverseDt = static_cast<btScalar>(1 / rope.body->m_sst.sdt);
-    for (std::uint32_t n = 0; n < rope.nodeCount; ++n) {
-        btSoftBody::Node& node = rope.body->m_nodes[n];
-        const double* p = &m_end[3 * (rope.first + n)];
-        const btVector3 corrected(static_cast<btScalar>(p[0]), static_cast<btScalar>(p[1]),
-                                  static_cast<btScalar>(p[2]));
-        const btVector3 move = corrected - node.m_x;
-        if (move.isZero()) continue;
-        node.m_x = corrected;
-        node.m_v += move * inverseDt;
-    }
+    moveNodesTo(*rope.body, &m_end[3 * std::size_t(rope.first)], rope.nodeCount, rope.body->m_sst.sdt);
 }
 
 } // namespace bulletgpu

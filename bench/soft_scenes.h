@@ -98,15 +98,16 @@ inline void addBendingLinks(btSoftBody& body, int n) {
     }
 }
 
-/// A static ground box, top at y = 0.
+/// A static ground box, top at y = 0: a rigid body of mass 0, because the deformable solver's
+/// rigid contacts read a plain btCollisionObject as neither a rigid body nor a multibody link,
+/// leave their impulse terms unset, and the cloth blows up on landing.
 struct Ground {
     btBoxShape shape{btVector3(20, 0.5, 20)};
-    btCollisionObject object;
+    btRigidBody object{0, nullptr, &shape};
     Ground() {
         btTransform at;
         at.setIdentity();
         at.setOrigin(btVector3(0, -0.5, 0));
-        object.setCollisionShape(&shape);
         object.setWorldTransform(at);
         object.setFriction(1);
     }
@@ -126,11 +127,11 @@ public:
         info.m_dispatcher = &m_dispatcher;
         info.m_gravity = gravity;
         info.m_sparsesdf.Initialize();
-        m_world.addCollisionObject(&m_ground.object);
+        m_world.addRigidBody(&m_ground.object);
     }
     ~ClassicSoftWorld() {
         for (auto& body : m_bodies) m_world.removeSoftBody(body.get());
-        m_world.removeCollisionObject(&m_ground.object);
+        m_world.removeRigidBody(&m_ground.object);
     }
     ClassicSoftWorld(const ClassicSoftWorld&) = delete;
     ClassicSoftWorld& operator=(const ClassicSoftWorld&) = delete;
@@ -150,9 +151,9 @@ public:
     /// The tests' curtain (tests/plugin/soft_self_collision_test.cpp): n x n nodes, 2 m square,
     /// 0.3 m above the ground and leaning over by 0.3 m, margin 0.03, 1 kg; it folds onto itself.
     btSoftBody* addCurtain(int n) {
-        btSoftBody* body = btSoftBodyHelpers::CreatePatch(m_world.getWorldInfo(), btVector3(-1, 0.3f, 0),
-                                                          btVector3(1, 0.3f, 0), btVector3(-1, 2.3f, 0.3f),
-                                                          btVector3(1, 2.3f, 0.3f), n, n, 0, true);
+        btSoftBody* body =
+            btSoftBodyHelpers::CreatePatch(m_world.getWorldInfo(), btVector3(-1, 0.3f, 0), btVector3(1, 0.3f, 0),
+                                           btVector3(-1, 2.3f, 0.3f), btVector3(1, 2.3f, 0.3f), n, n, 0, true);
         body->getCollisionShape()->setMargin(0.03f);
         body->generateBendingConstraints(2);
         body->m_cfg.piterations = 4;
@@ -164,8 +165,9 @@ public:
     /// around the vertical axis through (x, z), rising 2 thicknesses a turn from y = 0.1,
     /// margin cRopeThickness.
     btSoftBody* addCoiledRope(int nodes, btScalar x, btScalar z, btScalar radius) {
-        btSoftBody* body = btSoftBodyHelpers::CreateRope(m_world.getWorldInfo(), btVector3(0, 0, 0),
-                                                         btVector3(btScalar(nodes - 1) * cRopeSpacing, 0, 0), nodes - 2, 0);
+        btSoftBody* body =
+            btSoftBodyHelpers::CreateRope(m_world.getWorldInfo(), btVector3(0, 0, 0),
+                                          btVector3(btScalar(nodes - 1) * cRopeSpacing, 0, 0), nodes - 2, 0);
         const double turn = 2 * M_PI * radius, rise = 2 * cRopeThickness;
         for (int i = 0; i < nodes; ++i) {
             const double s = i * double(cRopeSpacing), angle = 2 * M_PI * s / turn;
@@ -205,15 +207,15 @@ private:
 class DeformableSoftWorld {
 public:
     explicit DeformableSoftWorld(int n)
-        : m_dispatcher(&m_configuration), m_world(&m_dispatcher, &m_broadphase, makeSolver(), &m_configuration,
-                                                  &m_deformableSolver),
+        : m_dispatcher(&m_configuration),
+          m_world(&m_dispatcher, &m_broadphase, makeSolver(), &m_configuration, &m_deformableSolver),
           m_gravityForce(btVector3(0, -9.8f, 0)) {
         const btVector3 gravity(0, -9.8f, 0);
         m_world.setGravity(gravity);
         m_world.getWorldInfo().m_gravity = gravity;
         m_world.getWorldInfo().m_sparsesdf.setDefaultVoxelsz(0.25);
         m_world.getWorldInfo().m_sparsesdf.Initialize();
-        m_world.addCollisionObject(&m_ground.object);
+        m_world.addRigidBody(&m_ground.object);
         btSoftBody* body = makePatch(m_world.getWorldInfo(), n);
         foldCloth(*body, n);
         body->getCollisionShape()->setMargin(cThickness);
@@ -237,7 +239,7 @@ public:
     }
     ~DeformableSoftWorld() {
         m_world.removeSoftBody(m_cloth.get());
-        m_world.removeCollisionObject(&m_ground.object);
+        m_world.removeRigidBody(&m_ground.object);
     }
     DeformableSoftWorld(const DeformableSoftWorld&) = delete;
     DeformableSoftWorld& operator=(const DeformableSoftWorld&) = delete;

@@ -59,10 +59,9 @@ void closestSides(const SelfCollisionMesh& m, const CcdFeaturePair& pair, Weight
     if (pair.kind == CcdFeatureKind::VertexFace) {
         const std::uint32_t* t = m.indices + 3 * pair.b;
         const Vec3d a = load(m.end, t[0]), b = load(m.end, t[1]), c = load(m.end, t[2]);
-        const FeaturePoints fp = pointTriangleClosest(load(m.end, pair.a), a, b, c);
         sideA = WeightedPoint{{pair.a, 0, 0}, {1, 0, 0}, 1};
         sideB = WeightedPoint{{t[0], t[1], t[2]}, {0, 0, 0}, 3};
-        triangleWeights(fp.onB, a, b, c, sideB.weight);
+        closestTriangleWeights(load(m.end, pair.a), a, b, c, sideB.weight);
         return;
     }
     const std::uint32_t* e = m.edges + 2 * pair.a;
@@ -138,6 +137,10 @@ void projectPair(const SelfCollisionMesh& m, const CcdFeaturePair& pair, double 
 
 } // namespace
 
+void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, const Vec3d& c, double* w) {
+    triangleWeights(pointTriangleClosest(x, a, b, c).onB, a, b, c, w);
+}
+
 void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs, std::size_t count, double thickness,
                       int iterations) {
     for (int iteration = 0; iteration < iterations; ++iteration)
@@ -184,6 +187,19 @@ bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& o
     return std::isfinite(bound) && bound > options.eta;
 }
 
+bool runawayStep(const SelfCollisionMesh& mesh) {
+    double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
+    for (std::size_t i = 0; i < 3 * std::size_t(mesh.vertexCount); ++i) {
+        if (!std::isfinite(mesh.end[i])) return true;
+        lo[i % 3] = std::min(lo[i % 3], mesh.start[i]);
+        hi[i % 3] = std::max(hi[i % 3], mesh.start[i]);
+    }
+    if (mesh.vertexCount == 0) return false;
+    double diagonal2 = 0;
+    for (int k = 0; k < 3; ++k) diagonal2 += (hi[k] - lo[k]) * (hi[k] - lo[k]);
+    return largestRelativeMove(mesh.start, mesh.end, mesh.vertexCount) > std::sqrt(diagonal2);
+}
+
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
                                        std::vector<std::uint8_t>& frozen) {
@@ -193,6 +209,12 @@ ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vecto
         return out;
     }
     frozen.assign(mesh.vertexCount, 0);
+    if (runawayStep(mesh)) {
+        for (std::size_t i = 0; i < 3 * std::size_t(mesh.vertexCount); ++i) mesh.end[i] = mesh.start[i];
+        out.frozenVertices = mesh.vertexCount;
+        out.wholeMeshReverted = true;
+        return out;
+    }
     const CcdMesh ccdMesh{mesh.start, mesh.end, mesh.vertexCount, mesh.indices, mesh.triangleCount};
     CcdFrameOptions ccd;
     ccd.eta = options.eta;

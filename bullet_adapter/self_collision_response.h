@@ -2,6 +2,7 @@
 #pragma once
 
 #include "kernels/narrow/ccd/ccd_frame_query.h"
+#include "kernels/narrow/geometry/exact_predicates.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -25,6 +26,9 @@ struct SelfCollisionMesh {
     double* end = nullptr;                  ///< x, y, z per vertex at the end; corrected in place.
     const double* inverseMass = nullptr;    ///< Inverse mass per vertex (0: pinned).
 };
+
+/// Barycentric weights `w` of the point of triangle (a, b, c) closest to `x`.
+void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, const Vec3d& c, double* w);
 
 /// Pushes every pair of `pairs` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b) that
 /// is closer than `thickness` at the end positions to `thickness` apart, `iterations` times in
@@ -57,9 +61,10 @@ struct ContinuousResult {
     std::uint32_t rounds = 0;         ///< CCD queries run.
     std::uint32_t impacts = 0;        ///< Impacts found by the first query (after the discrete projection).
     std::uint32_t frozenVertices = 0; ///< Vertices put back at their start position.
-    bool wholeMeshReverted = false;   ///< Every vertex is back at the start (freezing did not converge).
-    double ccdMilliseconds = 0;       ///< Time spent in the CCD queries.
-    bool skipped = false;             ///< The query was not needed (see slowStepClearsEta).
+    bool wholeMeshReverted =
+        false;                  ///< Every vertex is back at the start (freezing did not converge, or a runaway step).
+    double ccdMilliseconds = 0; ///< Time spent in the CCD queries.
+    bool skipped = false;       ///< The query was not needed (see slowStepClearsEta).
 };
 
 /// Whether no pair of features sharing no vertex comes within `options.eta` anywhere along the
@@ -76,6 +81,13 @@ struct ContinuousResult {
 /// rounding of positions and distances.
 bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options);
 
+/// Whether the step of `mesh` is one no cloth makes but an integration that blows up: some end
+/// position is not finite, or some vertex moves, relative to the common translation that makes
+/// the moves least, by more than the diagonal of the start positions' bounding box (the mesh
+/// deforms by more than its own size in one step). Its CCD query would test nearly every pair
+/// of features, at the cost of the longest tests each.
+bool runawayStep(const SelfCollisionMesh& mesh);
+
 /// The continuous stage (after Bridson, Fedkiw and Anderson 2002, with rigid impact zones
 /// reduced to freezing): runs the self CCD query from start to end with separation options.eta.
 /// For the first options.projectionRounds rounds the impacts join `pairs` and all of `pairs` are
@@ -84,7 +96,8 @@ bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& o
 /// rounds run out, every vertex goes back. So the end state is either reached from the start
 /// without any two features that share no vertex coming within eta (as far as the CCD query
 /// sees; it has no false negatives), or is the start state. When slowStepClearsEta proves the
-/// step clear it runs no query (ContinuousResult::skipped). `frozen` is scratch.
+/// step clear it runs no query (ContinuousResult::skipped). A runaway step (runawayStep) goes
+/// back whole without a query. `frozen` is scratch.
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
                                        std::vector<std::uint8_t>& frozen);

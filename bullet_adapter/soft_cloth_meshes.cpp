@@ -122,20 +122,24 @@ void SoftClothMeshes::recordStart() {
     }
 }
 
+void SoftClothMeshes::readEnds() {
+    for (ClothMesh& cloth : m_cloths) {
+        if (!cloth.started) continue;
+        const btSoftBody& body = *cloth.body;
+        for (std::uint32_t n = 0; n < cloth.nodeCount; ++n) {
+            cloth.inverseMass[n] = body.m_nodes[n].m_im;
+            for (int k = 0; k < 3; ++k) cloth.end[3 * n + k] = body.m_nodes[n].m_x[k];
+        }
+    }
+}
+
 void SoftClothMeshes::findPairs() {
     m_queries.clear();
     double distance = 0;
     for (ClothMesh& cloth : m_cloths) {
         cloth.pairs.clear();
         if (!cloth.started) continue;
-        const btSoftBody& body = *cloth.body;
-        for (std::uint32_t n = 0; n < cloth.nodeCount; ++n) {
-            cloth.inverseMass[n] = body.m_nodes[n].m_im;
-            for (int k = 0; k < 3; ++k) {
-                cloth.end[3 * n + k] = body.m_nodes[n].m_x[k];
-                cloth.positions[3 * n + k] = static_cast<float>(body.m_nodes[n].m_x[k]);
-            }
-        }
+        for (std::size_t i = 0; i < cloth.end.size(); ++i) cloth.positions[i] = static_cast<float>(cloth.end[i]);
         cloth.queried.assign(cloth.end.begin(), cloth.end.end());
         cloth.nearest = HUGE_VAL;
         m_engine->setPositions(cloth.mesh, cloth.positions.data());

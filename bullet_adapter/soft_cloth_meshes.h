@@ -59,10 +59,13 @@ public:
     /// Records every active cloth's m_x as the start of the step.
     void recordStart();
 
-    /// Copies m_x into the end buffers and the engine, and finds every cloth's contact pairs
-    /// within its thickness in one engine query (pairs excluded at registration dropped), and
-    /// keeps the positions the query read and the smallest distance it reported (excluded pairs
-    /// and intersecting triangles too) for the continuous stage's skip.
+    /// Copies every started cloth's m_x into its end buffer and m_im into its inverse masses.
+    void readEnds();
+
+    /// Finds every started cloth's contact pairs within its thickness at its end positions in one
+    /// engine query (pairs excluded at registration dropped), and keeps the positions the query
+    /// read and the smallest distance it reported (excluded pairs and intersecting triangles too)
+    /// for the continuous stage's skip.
     void findPairs();
 
     /// Writes the end buffers back to m_x; each moved node's velocity changes by its move over `dt`.

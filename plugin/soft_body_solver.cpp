@@ -2,65 +2,35 @@
 #include <bulletgpu/SoftBodySolver.h>
 
 #include "bullet_adapter/rope_cloth_contacts.h"
-#include "bullet_adapter/soft_cloth_meshes.h"
 #include "bullet_adapter/soft_rigid_contacts.h"
 #include "bullet_adapter/soft_rope_chains.h"
 #include "bullet_adapter/soft_soft_contacts.h"
-#include "backend_choice.h"
-#include "narrow_backend_choice.h"
+#include "cloth_self_collision.h"
 
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <chrono>
-#include <cmath>
-#include <stdexcept>
 
 namespace bulletgpu {
 
-/// What stands behind the solver: the cloths on the engine, the CCD query and scratch buffers.
+/// What stands behind the solver: the cloths and ropes on the engines, and the contact stages.
 struct SoftBodySolver::Engine {
-    SoftClothMeshes cloths;           ///< The cloths' meshes and step buffers.
-    SoftRopeChains ropes;             ///< The ropes' sphere chains and step buffers.
-    SoftRigidContacts meshes;         ///< Soft bodies against rigid triangle meshes.
-    SoftSoftContacts softPairs;       ///< Node-face contacts between soft bodies.
-    RopeClothContacts ropeCloth;      ///< Ropes against cloths in our response.
-    CcdFrameQuery ccd;                ///< The continuous query (reuses its buffers).
-    CcdFrameResult ccdResult;         ///< Its output.
-    std::vector<std::uint8_t> frozen; ///< The failsafe's flags.
-    std::vector<char> selected;       ///< Whether each world body takes part.
-    std::vector<double> thickness;    ///< Thickness of each world body.
-    int threads;                      ///< CPU threads of the CCD query.
+    detail::ClothSelfCollision cloths; ///< The cloths' meshes, CCD query and response.
+    SoftRopeChains ropes;              ///< The ropes' sphere chains and step buffers.
+    SoftRigidContacts meshes;          ///< Soft bodies against rigid triangle meshes.
+    SoftSoftContacts softPairs;        ///< Node-face contacts between soft bodies.
+    RopeClothContacts ropeCloth;       ///< Ropes against cloths in our response.
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
-        : cloths(backend, threadsOrDevice), ropes(backend, threadsOrDevice, cpuThreads),
-          meshes(backend, threadsOrDevice), softPairs(backend, threadsOrDevice), threads(cpuThreads) {}
+        : cloths(backend, threadsOrDevice, cpuThreads), ropes(backend, threadsOrDevice, cpuThreads),
+          meshes(backend, threadsOrDevice), softPairs(backend, threadsOrDevice) {}
 };
 
-namespace {
-
-/// Checks `config`; throws std::invalid_argument on a bad value.
-const SoftCollisionConfig& checked(const SoftCollisionConfig& config) {
-    if (config.cudaDevice < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: cudaDevice < 0");
-    if (!std::isfinite(config.thickness))
-        throw std::invalid_argument("bulletgpu::SoftCollisionConfig: thickness is not finite");
-    if (config.iterations < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: iterations < 0");
-    if (config.ropeRounds < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ropeRounds < 0");
-    if (!(config.ccdEtaFraction >= 0 && config.ccdEtaFraction < 1))
-        throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ccdEtaFraction outside [0, 1)");
-    return config;
-}
-
-} // namespace
-
-SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(checked(config)) {
-    const int threads = cpuThreads(config.threads);
-    const detail::NarrowBackendChoice choice =
-        detail::chooseNarrowBackend(config.backend, config.cudaDevice, threads, "soft-body collisions");
-    m_backend = choice.backend;
-    const bool cuda = m_backend == Backend::Cuda;
-    m_engine = std::make_unique<Engine>(m_backend, cuda ? config.cudaDevice : threads, threads);
-    if (config.logBackendChoice) logLine(config.logSink, choice.line);
+SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(detail::checkedSoftConfig(config)) {
+    const detail::SoftEngineSetup setup = detail::setUpSoftEngine(m_config);
+    m_backend = setup.backend;
+    m_engine = std::make_unique<Engine>(setup.backend, setup.threadsOrDevice, setup.threads);
 }
 
 SoftBodySolver::~SoftBodySolver() = default;
@@ -75,18 +45,12 @@ bool SoftBodySolver::selfCollision(const btSoftBody* body) const {
 void SoftBodySolver::optimize(btAlignedObjectArray<btSoftBody*>& softBodies, bool forceUpdate) {
     btDefaultSoftBodySolver::optimize(softBodies, forceUpdate);
     Engine& e = *m_engine;
-    e.selected.resize(softBodies.size());
-    e.thickness.resize(softBodies.size());
-    for (int i = 0; i < softBodies.size(); ++i) {
-        e.selected[i] = selfCollision(softBodies[i]);
-        e.thickness[i] = m_config.thickness > 0 ? m_config.thickness : softBodies[i]->getCollisionShape()->getMargin();
-    }
-    e.cloths.sync(softBodies, e.selected, e.thickness);
-    e.ropes.sync(softBodies, e.selected, e.thickness);
+    e.cloths.sync(softBodies, m_config, m_switches);
+    e.ropes.sync(softBodies, e.cloths.selected(), e.cloths.thickness());
 }
 
 void SoftBodySolver::predictMotion(btScalar solverdt) {
-    m_engine->cloths.recordStart();
+    m_engine->cloths.meshes().recordStart();
     m_engine->ropes.recordStart();
     btDefaultSoftBodySolver::predictMotion(solverdt);
 }
@@ -125,37 +89,18 @@ void SoftBodySolver::collideSoftBodies() {
     const auto begin = Clock::now();
     m_stats = SoftCollisionStats{};
     Engine& e = *m_engine;
-    e.cloths.findPairs();
+    e.cloths.meshes().readEnds();
+    e.cloths.meshes().findPairs();
     m_stats.contactMilliseconds = since(begin);
-    for (ClothMesh& cloth : e.cloths.cloths()) {
+    for (ClothMesh& cloth : e.cloths.meshes().cloths()) {
         if (!cloth.started) continue;
-        ++m_stats.cloths;
-        m_stats.contactPairs += cloth.pairs.size();
-        const SelfCollisionMesh mesh = cloth.view();
-        projectSelfPairs(mesh, cloth.pairs.data(), cloth.pairs.size(), cloth.thickness, m_config.iterations);
-        if (m_config.continuous) {
-            ContinuousOptions options;
-            options.eta = m_config.ccdEtaFraction * cloth.thickness;
-            options.thickness = cloth.thickness;
-            options.iterations = m_config.iterations;
-            options.threads = e.threads;
-            options.queried = m_config.skipClearSteps ? cloth.queried.data() : nullptr;
-            options.queryDistance = cloth.thickness;
-            options.nearest = cloth.nearest;
-            const ContinuousResult r = runContinuousResponse(mesh, cloth.pairs, options, e.ccd, e.ccdResult, e.frozen);
-            m_stats.impacts += r.impacts;
-            m_stats.ccdQueries += r.rounds;
-            m_stats.frozenNodes += r.frozenVertices;
-            m_stats.revertedCloths += r.wholeMeshReverted ? 1 : 0;
-            m_stats.ccdMilliseconds += r.ccdMilliseconds;
-            m_stats.ccdSkips += r.skipped ? 1 : 0;
-        }
-        e.cloths.writeBack(cloth, cloth.body->m_sst.sdt);
+        e.cloths.respond(cloth, m_config, m_stats);
+        e.cloths.meshes().writeBack(cloth, cloth.body->m_sst.sdt);
     }
     const auto ropesBegin = Clock::now();
     m_stats.projectionMilliseconds = since(begin) - m_stats.contactMilliseconds - m_stats.ccdMilliseconds;
     e.ropes.collide(m_config.iterations, m_config.ropeRounds, m_config.ropeContinuous, m_config.ccdEtaFraction);
-    if (m_config.ropeCloth) e.ropeCloth.collide(e.cloths, e.ropes, m_config.iterations);
+    if (m_config.ropeCloth) e.ropeCloth.collide(e.cloths.meshes(), e.ropes, m_config.iterations);
     m_stats.ropeClothPairs = m_config.ropeCloth ? e.ropeCloth.pairCount() : 0;
     m_stats.impacts += e.ropes.linkImpacts();
     m_stats.frozenNodes += e.ropes.frozenNodes();

@@ -42,12 +42,13 @@ public:
     ClothWorld(const ClothWorld&) = delete;
     ClothWorld& operator=(const ClothWorld&) = delete;
 
-    /// Adds a `nodes` x `nodes` patch with corners c00, c10, c01, c11 (CreatePatch, pinned
-    /// corners by `fixeds`), collision margin `margin`, bending links of distance 2.
+    /// Adds a `nodes` x `across` patch (`nodes` x `nodes` when `across` is 0) with corners c00,
+    /// c10, c01, c11 (CreatePatch, pinned corners by `fixeds`), collision margin `margin`, bending
+    /// links of distance 2.
     btSoftBody* addPatch(const btVector3& c00, const btVector3& c10, const btVector3& c01, const btVector3& c11,
-                         int nodes, int fixeds, btScalar margin) {
-        btSoftBody* body =
-            btSoftBodyHelpers::CreatePatch(m_world.getWorldInfo(), c00, c10, c01, c11, nodes, nodes, fixeds, true);
+                         int nodes, int fixeds, btScalar margin, int across = 0) {
+        btSoftBody* body = btSoftBodyHelpers::CreatePatch(m_world.getWorldInfo(), c00, c10, c01, c11, nodes,
+                                                          across > 0 ? across : nodes, fixeds, true);
         body->getCollisionShape()->setMargin(margin);
         body->generateBendingConstraints(2);
         body->m_cfg.piterations = 4;

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: Zlib
+// bulletgpu::DeformableMultiBodyDynamicsWorld: Bullet's deformable world with the cloths'
+// self-collision on the engine (contacts into m_faceNodeContacts, the vertex-face and edge-edge
+// continuous stage handed back as velocities), against Bullet's own world on the same scenes.
+#include "support/cloth_scene.h"
+#include "support/deformable_cloth_world.h"
+#include "support/twisted_strip.h"
+
+#include "kernels/narrow/geometry/feature_distance.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using bulletgpu::DeformableMultiBodyDynamicsWorld;
+using bulletgpu::SoftCollisionConfig;
+using bulletgpu::test::DeformableClothWorld;
+using bulletgpu::test::IntersectionCounter;
+using bulletgpu::test::TwistedStrip;
+
+/// Node mass of the cloths (kg) and the step (s): those of Bullet's DeformableSelfCollision example
+/// (0.5 kg on 450 nodes, 240 Hz), at which its explicit mass-spring integration is stable (at
+/// 60 Hz it blows up when the cloth lands).
+constexpr double cNodeMass = 0.5 / 450;
+constexpr double cStep = 1.0 / 240;
+
+/// A `nodes` x `nodes` curtain, 2 m square, standing 0.3 m above the ground and leaning over by
+/// 0.3 m, so that it folds onto itself as it falls; margin (and thickness) 0.03.
+btSoftBody* addCurtain(DeformableClothWorld& world, int nodes, btScalar x = 0) {
+    return world.addPatch(btVector3(x - 1, 0.3f, 0), btVector3(x + 1, 0.3f, 0), btVector3(x - 1, 2.3f, 0.3f),
+                          btVector3(x + 1, 2.3f, 0.3f), nodes, nodes, 0.03f, btScalar(cNodeMass * nodes * nodes));
+}
+
+/// What a run saw.
+struct RunCounts {
+    int stepsWithIntersections = 0; ///< Steps after which some pair met (engine query).
+    int bruteForceSteps = 0;        ///< Steps checked by brute force too.
+    int bruteForceMismatches = 0;   ///< Of them, steps where brute force disagreed with the engine.
+    bool finite = true;             ///< Every node position stayed finite.
+};
+
+/// Steps `world` `steps` times and counts the curtain's intersecting pairs after each
+/// step, by brute force too every `bruteEvery` steps (0: never).
+RunCounts run(DeformableClothWorld& world, btSoftBody* curtain, int steps, int bruteEvery) {
+    RunCounts counts;
+    IntersectionCounter counter(*curtain);
+    for (int step = 1; step <= steps; ++step) {
+        world.world().stepSimulation(btScalar(cStep), 0);
+        const std::size_t found = counter.count(*curtain);
+        if (found > 0) ++counts.stepsWithIntersections;
+        if (bruteEvery > 0 && step % bruteEvery == 0) {
+            ++counts.bruteForceSteps;
+            if (bulletgpu::test::bruteForceIntersections(*curtain) != found) ++counts.bruteForceMismatches;
+        }
+        for (int n = 0; n < curtain->m_nodes.size(); ++n)
+            counts.finite = counts.finite && std::isfinite(curtain->m_nodes[n].m_x.length2());
+    }
+    return counts;
+}
+
+/// The ours-only world's counters, for a world made with `ours`.
+const DeformableMultiBodyDynamicsWorld& oursOf(DeformableClothWorld& world) {
+    return dynamic_cast<const DeformableMultiBodyDynamicsWorld&>(world.world());
+}
+
+/// A config on one CPU thread, silent.
+SoftCollisionConfig oneThread() {
+    SoftCollisionConfig config;
+    config.threads = 1;
+    config.logBackendChoice = false;
+    return config;
+}
+
+/// Steps the strip of `shape` (margin 0.02) in Bullet's deformable world, or ours when `ours`,
+/// for `steps` steps; returns the steps after which some pair of triangles sharing no
+/// vertex met, counted by the engine's discrete query (and by brute force every `bruteEvery`
+/// steps, which must agree).
+int twistedStrip(bool ours, int steps, const TwistedStrip& shape, int bruteEvery, int& mismatches) {
+    DeformableClothWorld world(ours, oneThread());
+    btSoftBody* strip = world.addPatch(shape.corner(0), shape.corner(1), shape.corner(2), shape.corner(3), shape.along,
+                                       shape.across, 0.02f, btScalar(cNodeMass * shape.along * shape.across));
+    const std::vector<int> moving = shape.hold(*strip);
+    IntersectionCounter counter(*strip);
+    int stepsWithIntersections = 0;
+    mismatches = 0;
+    for (int step = 1; step <= steps; ++step) {
+        shape.drive(*strip, moving, step, cStep);
+        world.world().stepSimulation(btScalar(cStep), 0);
+        const std::size_t found = counter.count(*strip);
+        if (found > 0) ++stepsWithIntersections;
+        if (bruteEvery > 0 && step % bruteEvery == 0 && bulletgpu::test::bruteForceIntersections(*strip) != found)
+            ++mismatches;
+    }
+    return stepsWithIntersections;
+}
+
+} // namespace
+
+TEST_CASE("Deformable world: a twisted strip, 1,000 steps: Bullet's self-collision lets it pass through, ours never",
+          "[soft][deformable]") {
+    // A 16 x 5 strip, one end turning at 8 rad/s (1.3 turns) and closing in at 36 cm/s.
+    int mismatches = 0;
+    const TwistedStrip shape{16, 5, 8.0, 0.36};
+    const int bullet = twistedStrip(false, 1000, shape, 50, mismatches);
+    INFO("Bullet's deformable world: " << bullet << " of 1,000 steps with intersections");
+    CHECK(bullet > 100);
+    CHECK(mismatches == 0);
+    const int ours = twistedStrip(true, 1000, shape, 50, mismatches);
+    CHECK(ours == 0);
+    CHECK(mismatches == 0);
+}
+
+TEST_CASE("Deformable world: a 20x20 curtain folds onto itself and lands without intersections", "[soft][deformable]") {
+    DeformableClothWorld world(true, oneThread());
+    btSoftBody* curtain = addCurtain(world, 20);
+    const RunCounts counts = run(world, curtain, 1600, 32);
+    CHECK(counts.finite);
+    CHECK(counts.stepsWithIntersections == 0);
+    CHECK(counts.bruteForceSteps == 50);
+    CHECK(counts.bruteForceMismatches == 0);
+    CHECK(oursOf(world).stats().cloths == 1);
+    // It came down and lies folded within a few thicknesses of the ground.
+    CHECK(curtain->m_bounds[1].y() < 0.3);
+    // Bullet's own flag is back on after every step.
+    CHECK(curtain->useSelfCollision());
+}
+
+TEST_CASE("Deformable world: with the engine's self-collision off for a body, it steps as Bullet's world, bit for bit",
+          "[soft][deformable]") {
+    DeformableClothWorld control(false);
+    btSoftBody* expected = addCurtain(control, 12);
+    DeformableClothWorld world(true, oneThread());
+    btSoftBody* curtain = addCurtain(world, 12);
+    auto& ours = dynamic_cast<DeformableMultiBodyDynamicsWorld&>(world.world());
+    ours.setSelfCollision(curtain, false);
+    CHECK_FALSE(ours.selfCollision(curtain));
+    for (int step = 0; step < 800; ++step) {
+        control.world().stepSimulation(btScalar(cStep), 0);
+        world.world().stepSimulation(btScalar(cStep), 0);
+    }
+    CHECK(ours.stats().cloths == 0);
+    int different = 0;
+    for (int n = 0; n < curtain->m_nodes.size(); ++n)
+        if (curtain->m_nodes[n].m_x != expected->m_nodes[n].m_x) ++different;
+    CHECK(different == 0);
+    CHECK(curtain->useSelfCollision());
+}
+
+TEST_CASE("Deformable world: pinned nodes stay, and cloths come and go", "[soft][deformable]") {
+    DeformableClothWorld world(true, oneThread());
+    const auto& ours = oursOf(world);
+    // Pinned at two upper corners: it swings down and folds against itself.
+    btSoftBody* hanging = addCurtain(world, 16);
+    hanging->setMass(16 * 16 - 1, 0);
+    hanging->setMass(16 * 16 - 16, 0);
+    const btVector3 pinned = hanging->m_nodes[16 * 16 - 1].m_x;
+    IntersectionCounter hangingCounter(*hanging);
+    btSoftBody* second = nullptr;
+    for (int step = 1; step <= 1200; ++step) {
+        if (step == 240) second = addCurtain(world, 12, 3);
+        if (step == 800) {
+            world.removeCloth(hanging);
+            hanging = nullptr;
+        }
+        world.world().stepSimulation(btScalar(cStep), 0);
+        if (hanging) {
+            REQUIRE(hangingCounter.count(*hanging) == 0);
+            REQUIRE(hanging->m_nodes[16 * 16 - 1].m_x == pinned);
+            REQUIRE(ours.stats().cloths == (second ? 2u : 1u));
+        }
+        if (second && step % 40 == 0) REQUIRE(bulletgpu::test::bruteForceIntersections(*second) == 0);
+    }
+    CHECK(ours.stats().cloths == 1);
+}
+
+TEST_CASE("Deformable world: two cloths dropped onto each other keep Bullet's contacts between them",
+          "[soft][deformable]") {
+    DeformableClothWorld world(true, oneThread());
+    const auto& ours = oursOf(world);
+    btSoftBody* lower =
+        world.addPatch(btVector3(-0.6f, 0.1f, -0.6f), btVector3(0.6f, 0.1f, -0.6f), btVector3(-0.6f, 0.1f, 0.6f),
+                       btVector3(0.6f, 0.1f, 0.6f), 12, 12, 0.02f, btScalar(cNodeMass * 144));
+    btSoftBody* upper =
+        world.addPatch(btVector3(-0.5f, 0.3f, -0.5f), btVector3(0.5f, 0.3f, -0.5f), btVector3(-0.5f, 0.3f, 0.5f),
+                       btVector3(0.5f, 0.3f, 0.5f), 12, 12, 0.02f, btScalar(cNodeMass * 144));
+    std::size_t crossContacts = 0;
+    for (int step = 1; step <= 600; ++step) {
+        world.world().stepSimulation(btScalar(cStep), 0);
+        for (btSoftBody* body : {lower, upper})
+            for (int c = 0; c < body->m_faceNodeContacts.size(); ++c)
+                if (body->m_faceNodeContacts[c].m_colObj != body) ++crossContacts;
+        REQUIRE(ours.stats().cloths == 2);
+    }
+    // Bullet's CollideVF_DD made contacts between the two (its own, unchanged), and the upper
+    // cloth rests on the lower one rather than on the ground.
+    CHECK(crossContacts > 0);
+    CHECK(upper->m_bounds[0].y() > lower->m_bounds[0].y());
+    CHECK(bulletgpu::test::bruteForceIntersections(*lower) == 0);
+    CHECK(bulletgpu::test::bruteForceIntersections(*upper) == 0);
+}
+
+TEST_CASE("Deformable world: the config is checked and the backend chosen as for the classic solver",
+          "[soft][deformable][api]") {
+    SoftCollisionConfig bad = oneThread();
+    bad.ccdEtaFraction = 1;
+    CHECK_THROWS_AS(DeformableClothWorld(true, bad), std::invalid_argument);
+    std::vector<std::string> lines;
+    SoftCollisionConfig config = oneThread();
+    config.logBackendChoice = true;
+    config.logSink = [&](const char* line) { lines.emplace_back(line); };
+    config.backend = bulletgpu::Backend::Cpu;
+    DeformableClothWorld world(true, config);
+    CHECK(oursOf(world).backend() == bulletgpu::Backend::Cpu);
+    REQUIRE(lines.size() == 1);
+    CHECK(lines[0].find("soft-body collisions on the CPU") != std::string::npos);
+}
+
+namespace {
+
+/// A node-face pair: node index, face index.
+using NodeFace = std::pair<int, int>;
+
+/// Node spacing (m) and layer gap (m) of the folded patch below.
+constexpr btScalar cFoldSpacing = 0.08f;
+constexpr btScalar cFoldGap = 0.012f;
+
+/// Adds a 10 x 10 patch (spacing 0.08, margin 0.02) flat at y = 1 and steps it once (it joins
+/// the engine flat, with no pair within its thickness), then lays it in two layers `cFoldGap`
+/// apart, the rows from 5 on folded back over the first five (and shifted by 0.3 and 0.6 spacings
+/// across), at rest (velocities zero, the
+/// springs' rest lengths taken anew), and steps it once more without gravity.
+btSoftBody* foldedPatchAfterOneStep(DeformableClothWorld& world, std::vector<btVector3>& folded) {
+    const btScalar size = 9 * cFoldSpacing;
+    btSoftBody* patch = world.addPatch(btVector3(0, 1, 0), btVector3(size, 1, 0), btVector3(0, 1, size),
+                                       btVector3(size, 1, size), 10, 10, 0.02f, btScalar(cNodeMass * 100));
+    world.world().stepSimulation(btScalar(cStep), 0);
+    folded.clear();
+    for (int iy = 0; iy < 10; ++iy)
+        for (int ix = 0; ix < 10; ++ix) {
+            const bool upper = iy >= 5;
+            // The upper layer shifted so that its nodes lie over the inside of lower triangles.
+            folded.emplace_back((ix + (upper ? 0.3f : 0)) * cFoldSpacing, upper ? 1 + cFoldGap : btScalar(1),
+                                (btScalar(upper ? 9 - iy : iy) + (upper ? 0.6f : 0)) * cFoldSpacing);
+        }
+    for (int n = 0; n < patch->m_nodes.size(); ++n) {
+        patch->m_nodes[n].m_x = patch->m_nodes[n].m_q = folded[n];
+        patch->m_nodes[n].m_v.setZero();
+    }
+    patch->m_bUpdateRtCst = true;
+    world.world().stepSimulation(btScalar(cStep), 0);
+    return patch;
+}
+
+/// Every node-face pair of `body` sharing no node whose distance at `positions` is below `reach`.
+std::vector<NodeFace> bruteForceNodeFacePairs(const btSoftBody& body, const std::vector<btVector3>& positions,
+                                              double reach) {
+    const auto at = [&](int n) {
+        return bulletgpu::Vec3d{{double(positions[n].x()), double(positions[n].y()), double(positions[n].z())}};
+    };
+    std::vector<NodeFace> pairs;
+    for (int f = 0; f < body.m_faces.size(); ++f) {
+        int corner[3];
+        for (int k = 0; k < 3; ++k) corner[k] = static_cast<int>(body.m_faces[f].m_n[k] - &body.m_nodes[0]);
+        for (int n = 0; n < body.m_nodes.size(); ++n) {
+            if (n == corner[0] || n == corner[1] || n == corner[2]) continue;
+            const bulletgpu::FeaturePoints p =
+                bulletgpu::pointTriangleClosest(at(n), at(corner[0]), at(corner[1]), at(corner[2]));
+            if (p.distanceSquared < reach * reach) pairs.emplace_back(n, f);
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+/// The node-face pairs of `body`'s face-node contacts with itself, sorted.
+std::vector<NodeFace> selfContactPairs(const btSoftBody& body) {
+    std::vector<NodeFace> pairs;
+    for (int c = 0; c < body.m_faceNodeContacts.size(); ++c) {
+        const btSoftBody::DeformableFaceNodeContact& contact = body.m_faceNodeContacts[c];
+        if (contact.m_colObj != &body) continue;
+        pairs.emplace_back(static_cast<int>(contact.m_node - &body.m_nodes[0]),
+                           static_cast<int>(contact.m_face - &body.m_faces[0]));
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+} // namespace
+
+TEST_CASE("Deformable world: the self contacts are every node-face pair within the thickness, as Bullet builds them",
+          "[soft][deformable]") {
+    SoftCollisionConfig config = oneThread();
+    DeformableClothWorld world(true, config, btVector3(0, 0, 0));
+    std::vector<btVector3> folded;
+    btSoftBody* patch = foldedPatchAfterOneStep(world, folded);
+    const std::vector<NodeFace> expected = bruteForceNodeFacePairs(*patch, folded, 0.02);
+    REQUIRE(expected.size() > 50);
+    CHECK(selfContactPairs(*patch) == expected);
+    int overLowerFaces = 0;
+    for (int c = 0; c < patch->m_faceNodeContacts.size(); ++c) {
+        const btSoftBody::DeformableFaceNodeContact& contact = patch->m_faceNodeContacts[c];
+        const int node = static_cast<int>(contact.m_node - &patch->m_nodes[0]);
+        btVector3 onFace(0, 0, 0);
+        for (int k = 0; k < 3; ++k) {
+            CHECK(contact.m_bary[k] >= 0);
+            onFace += contact.m_bary[k] * folded[contact.m_face->m_n[k] - &patch->m_nodes[0]];
+        }
+        CHECK(contact.m_bary[0] + contact.m_bary[1] + contact.m_bary[2] == Approx(1).margin(1e-5));
+        CHECK(contact.m_normal.length() == Approx(1).margin(1e-5));
+        // Turned towards the node, which lies within the thickness of the closest point; a node
+        // of the upper layer lies the layer gap above a lower face.
+        const btVector3 gap = folded[node] - onFace;
+        CHECK(contact.m_normal.dot(gap) >= -1e-6);
+        CHECK(gap.length() < 0.02 + 1e-6);
+        bool lowerFace = true;
+        for (int k = 0; k < 3; ++k)
+            lowerFace = lowerFace && folded[contact.m_face->m_n[k] - &patch->m_nodes[0]].y() == folded[0].y();
+        if (lowerFace && folded[node].y() > folded[0].y()) {
+            ++overLowerFaces;
+            CHECK(contact.m_normal.dot(gap) == Approx(double(cFoldGap)).margin(1e-5));
+        }
+        CHECK(contact.m_margin == btScalar(0.02));
+        CHECK(contact.m_friction == patch->m_cfg.kDF * patch->m_cfg.kDF);
+    }
+    CHECK(overLowerFaces > 20);
+}
+
+TEST_CASE("Deformable world: Bullet's own self contacts whose closest point lies inside the face are among ours",
+          "[soft][deformable]") {
+    // Bullet's CollideFF_DD reaches twice the margin; ours reaches the thickness, set to match.
+    DeformableClothWorld control(false, oneThread(), btVector3(0, 0, 0));
+    std::vector<btVector3> folded;
+    btSoftBody* bulletPatch = foldedPatchAfterOneStep(control, folded);
+    std::vector<NodeFace> inside;
+    for (int c = 0; c < bulletPatch->m_faceNodeContacts.size(); ++c) {
+        const btSoftBody::DeformableFaceNodeContact& contact = bulletPatch->m_faceNodeContacts[c];
+        bool interior = true;
+        for (int k = 0; k < 3; ++k) interior = interior && contact.m_bary[k] > 1e-4 && contact.m_bary[k] < 1 - 1e-4;
+        if (interior)
+            inside.emplace_back(static_cast<int>(contact.m_node - &bulletPatch->m_nodes[0]),
+                                static_cast<int>(contact.m_face - &bulletPatch->m_faces[0]));
+    }
+    std::sort(inside.begin(), inside.end());
+    inside.erase(std::unique(inside.begin(), inside.end()), inside.end());
+    REQUIRE(inside.size() > 10);
+
+    SoftCollisionConfig config = oneThread();
+    config.thickness = 0.04;
+    DeformableClothWorld world(true, config, btVector3(0, 0, 0));
+    btSoftBody* patch = foldedPatchAfterOneStep(world, folded);
+    const std::vector<NodeFace> ours = selfContactPairs(*patch);
+    CHECK(ours == bruteForceNodeFacePairs(*patch, folded, 0.04));
+    std::vector<NodeFace> missing;
+    std::set_difference(inside.begin(), inside.end(), ours.begin(), ours.end(), std::back_inserter(missing));
+    CHECK(missing.empty());
+}

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: Zlib
 // Soft-body self-collision benchmark (issue 28): a cloth folded in three layers falls onto the
-// ground and onto itself, at 100x100 and 300x300 nodes, stepped at 60 Hz
+// ground and onto itself, at 100x100 and 300x300 nodes
 //  - in Bullet's classic soft-rigid world with Bullet's default soft-body solver (no
 //    self-collision: the cost of the step without it),
 //  - in the same world with bulletgpu::SoftBodySolver (cloth self-collision with the continuous
 //    stage), its stage split into the engine's contact query, the CCD queries and the projection,
 //  - in Bullet's deformable world (btDeformableMultiBodyDynamicsWorld, btDeformableBodySolver,
-//    VF_DD and setSelfCollision, as Bullet's DeformableSelfCollision example), its collision
-//    work read from Bullet's own profile zones: "Deformable Collision" (the self-contact search,
-//    btDbvt::selfCollideT with normal cones), applyRepulsionForce, performGeometricCollisions
-//    (its vertex-face CCD and response, 5 rounds).
+//    VF_DD and setSelfCollision, as Bullet's DeformableSelfCollision example, at 240 Hz: four
+//    steps for each of the classic world's), its collision work read from Bullet's own profile
+//    zones: "Deformable Collision" (the self-contact search, btDbvt::selfCollideT with normal
+//    cones), applyRepulsionForce, performGeometricCollisions (its vertex-face CCD and response,
+//    5 rounds); then in bulletgpu::DeformableMultiBodyDynamicsWorld, the same zones plus its
+//    own counters.
 // Then ten coiled ropes of 10,000 nodes each in the classic world with bulletgpu::SoftBodySolver.
 // Every step is timed; the tables give medians over the second half of the steps (the cloth has
 // landed and lies folded onto itself; the first step, which builds trees and, in the deformable
@@ -28,6 +30,7 @@
 #include "bench/scene_filter.h"
 #include "bench/soft_scenes.h"
 
+#include <bulletgpu/DeformableMultiBodyDynamicsWorld.h>
 #include <bulletgpu/SoftBodySolver.h>
 #include <bulletgpu/TriangleMeshSet.h>
 
@@ -47,8 +50,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-/// Wall time after which the deformable world stops stepping (its steps take seconds once the
-/// cloth lies folded at 100x100).
+/// Wall time after which each deformable world stops stepping.
 constexpr double cDeformableBudgetMs = 60000;
 
 double millisecondsSince(Clock::time_point start) {
@@ -111,13 +113,14 @@ void printRow(const char* scene, const char* world, int steps, const Series& s, 
 /// Steps `world` `steps` times; `sample(series, stepMs, skip)` records what the solver saw, where
 /// `skip` is true for the first half of the steps (the cloth falling, not yet folded onto itself).
 template <typename World, typename Sample>
-void stepAll(World& world, int steps, Series& series, const Sample& sample, double budgetMs = HUGE_VAL) {
+void stepAll(World& world, int steps, Series& series, const Sample& sample, double budgetMs = HUGE_VAL,
+             double dt = 1.0 / 60) {
     double spent = 0;
     series.stepsRun = 0;
     for (int i = 0; i < steps && spent < budgetMs; ++i) {
         ++series.stepsRun;
         const Clock::time_point start = Clock::now();
-        world.stepSimulation(btScalar(1) / 60, 0);
+        world.stepSimulation(btScalar(dt), 0);
         const double ms = millisecondsSince(start);
         spent += ms;
         std::fprintf(stderr, "step %d: %.1f ms\n", i, ms);
@@ -141,7 +144,6 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
         stepAll(world.world(), steps, s, [](Series&, double, bool) {});
         printRow(scene, "classic, Bullet's default solver (no self-collision)", steps, s, intersections(*cloth), load);
     }
-    Series oursSeries;
     for (const bool skip : {true, false}) {
         if (!(skip ? ours : oursNoSkip)) continue;
         const std::string load = loadAverages();
@@ -172,7 +174,6 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
             out.impacts.push_back(double(st.impacts));
             out.queries.push_back(double(st.ccdQueries));
         });
-        if (skip) oursSeries = s;
         const std::string name = std::string(skip ? "classic, bulletgpu::SoftBodySolver"
                                                   : "classic, bulletgpu::SoftBodySolver, skipClearSteps off") +
                                  backendSuffix(solver);
@@ -185,17 +186,29 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
                     scene, n);
         return;
     }
-    { // Bullet's deformable world with its own self-collision.
+    // The deformable world steps at 240 Hz: four of its steps span one of the classic world's.
+    const int deformableSteps = 4 * steps;
+    Series deformableSeries[2];
+    for (const bool oursDeformable : {false, true}) {
+        // Bullet's deformable world with its own self-collision, then ours in its place.
         const std::string load = loadAverages();
         bench::BulletZoneTimer zones;
-        bench::DeformableSoftWorld world(n);
-        Series s;
+        SoftCollisionConfig config;
+        config.threads = threads;
+        bench::DeformableSoftWorld world(n, oursDeformable ? &config : nullptr);
+        const auto* oursWorld = dynamic_cast<const DeformableMultiBodyDynamicsWorld*>(&world.world());
+        Series& s = deformableSeries[oursDeformable ? 1 : 0];
         stepAll(
-            world.world(), steps, s,
+            world.world(), deformableSteps, s,
             [&](Series& out, double stepMs, bool first) {
-                const double self = zones.milliseconds("Deformable Collision");
-                const double repulsion = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::applyRepulsionForce");
-                const double ccd = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::performGeometricCollisions");
+                SoftCollisionStats st;
+                if (oursWorld) st = oursWorld->stats();
+                const double self = zones.milliseconds("Deformable Collision") + st.contactMilliseconds;
+                const double repulsion = zones.milliseconds("btDeformableMultiBodyDynamicsWorld::applyRepulsionForce") +
+                                         st.projectionMilliseconds;
+                const double ccd =
+                    zones.milliseconds("btDeformableMultiBodyDynamicsWorld::performGeometricCollisions") +
+                    st.ccdMilliseconds;
                 zones.reset();
                 bool finite = true;
                 for (int k = 0; k < world.cloth().m_nodes.size() && finite; ++k)
@@ -204,6 +217,9 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
                 out.stageByStep.push_back(self + repulsion + ccd);
                 out.contactsByStep.push_back(double(world.cloth().m_faceNodeContacts.size()));
                 out.finiteByStep.push_back(finite ? 1 : 0);
+                out.frozen += double(st.frozenNodes);
+                out.reverted += st.revertedCloths;
+                out.skips += st.ccdSkips;
                 if (first) return;
                 out.collision.push_back(self + repulsion + ccd);
                 out.contact.push_back(self);
@@ -211,22 +227,31 @@ void runCloth(int n, int steps, int threads, bool classic, bool ours, bool oursN
                 out.projection.push_back(repulsion);
                 out.other.push_back(stepMs - self - repulsion - ccd);
                 out.contacts.push_back(double(world.cloth().m_faceNodeContacts.size()));
-                out.impacts.push_back(double(world.cloth().m_faceNodeContactsCCD.size()));
+                out.impacts.push_back(oursWorld ? double(st.impacts)
+                                                : double(world.cloth().m_faceNodeContactsCCD.size()));
+                if (oursWorld) out.queries.push_back(double(st.ccdQueries));
             },
-            cDeformableBudgetMs);
-        printRow(scene, "deformable, btDeformableBodySolver VF_DD", steps, s, intersections(world.cloth()), load);
-        if (oursSeries.detectionByStep.empty()) return;
-        std::printf("\n%s step by step (ms; detection = contact search + CCD, stage = with the response):\n"
-                    "| step | ours detection | ours stage | ours contacts | deformable detection | deformable stage | "
-                    "deformable face-node contacts | deformable finite | stage ratio "
-                    "|\n|---|---|---|---|---|---|---|---|---|\n",
-                    scene);
-        const std::size_t count = std::min(oursSeries.stageByStep.size(), s.stageByStep.size());
+            cDeformableBudgetMs, bench::cDeformableStep);
+        std::string name = oursDeformable ? "deformable, bulletgpu::DeformableMultiBodyDynamicsWorld"
+                                          : "deformable, btDeformableBodySolver VF_DD";
+        if (oursWorld) name += oursWorld->backend() == Backend::Cuda ? ", CUDA" : ", CPU";
+        printRow(scene, name.c_str(), deformableSteps, s, intersections(world.cloth()), load);
+    }
+    {
+        const Series& s = deformableSeries[0];
+        const Series& o = deformableSeries[1];
+        const std::size_t count = std::min(o.stageByStep.size(), s.stageByStep.size());
+        std::printf(
+            "\n%s in the deformable world (240 Hz) step by step (ms; detection = contact search + CCD, "
+            "stage = with the response):\n| step | Bullet's detection | Bullet's stage | its face-node contacts | "
+            "finite | ours detection | ours stage | our face-node contacts | finite | stage ratio |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n",
+            scene);
         for (std::size_t i = 1; i < count; ++i)
-            std::printf("| %zu | %.2f | %.2f | %.0f | %.2f | %.2f | %.0f | %s | %.1f |\n", i,
-                        oursSeries.detectionByStep[i], oursSeries.stageByStep[i], oursSeries.contactsByStep[i],
-                        s.detectionByStep[i], s.stageByStep[i], s.contactsByStep[i], s.finiteByStep[i] ? "yes" : "no",
-                        s.stageByStep[i] / std::max(1e-9, oursSeries.stageByStep[i]));
+            std::printf("| %zu | %.2f | %.2f | %.0f | %s | %.2f | %.2f | %.0f | %s | %.1f |\n", i, s.detectionByStep[i],
+                        s.stageByStep[i], s.contactsByStep[i], s.finiteByStep[i] ? "yes" : "no", o.detectionByStep[i],
+                        o.stageByStep[i], o.contactsByStep[i], o.finiteByStep[i] ? "yes" : "no",
+                        s.stageByStep[i] / std::max(1e-9, o.stageByStep[i]));
         std::printf("\n");
     }
 }
@@ -312,7 +337,8 @@ int main(int argc, char** argv) {
                 cpuModel().c_str(), std::thread::hardware_concurrency(), compilerName().c_str(), threads,
                 loadAverages().c_str());
     std::printf("Folded cloth (3 layers %.2f m apart, spacing %.2f m, thickness %.2f m) falling onto the ground; ropes "
-                "coiled (spacing %.2f m, thickness %.2f m); 60 Hz. ms and counts are medians over the second half of "
+                "coiled (spacing %.2f m, thickness %.2f m); classic world 60 Hz, deformable world 240 Hz. ms and "
+                "counts are medians over the second half of "
                 "the steps.\n",
                 6 * double(bench::cThickness), double(bench::cSpacing), double(bench::cThickness),
                 double(bench::cRopeSpacing), double(bench::cRopeThickness));

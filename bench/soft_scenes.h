@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include <bulletgpu/DeformableMultiBodyDynamicsWorld.h>
+
 #include <BulletSoftBody/btDeformableBodySolver.h>
 #include <BulletSoftBody/btDeformableMultiBodyConstraintSolver.h>
 #include <BulletSoftBody/btDeformableMultiBodyDynamicsWorld.h>
@@ -22,12 +24,13 @@
 namespace bulletgpu::bench {
 
 /// Node spacing (m), thickness (= collision margin, m) and node mass (kg) of the cloths: those
-/// of Bullet's DeformableSelfCollision example (1.2 x 2.4 m on 15 x 30 nodes, margin 0.02, 0.5 kg),
-/// at which its explicit mass-spring integration is stable at 60 Hz (finer or lighter cloths
-/// stretch or blow up there).
+/// of Bullet's DeformableSelfCollision example (1.2 x 2.4 m on 15 x 30 nodes, margin 0.02, 0.5 kg).
 constexpr btScalar cSpacing = 0.08f;
 constexpr btScalar cThickness = 0.02f;
 constexpr double cNodeMass = 0.5 / 450;
+/// The deformable world's step (s): that of Bullet's DeformableSelfCollision example; at 60 Hz
+/// its explicit integration blows up when the cloth lands.
+constexpr double cDeformableStep = 1.0 / 240;
 /// Node spacing and thickness of the ropes (m).
 constexpr btScalar cRopeSpacing = 0.02f;
 constexpr btScalar cRopeThickness = 0.02f;
@@ -202,21 +205,20 @@ private:
 };
 
 /// Bullet's deformable world as its DeformableSelfCollision example sets it up (explicit
-/// integration, no line search, projection), with a ground and one folded cloth whose
-/// self-collision (VF_DD, setSelfCollision) is on.
+/// integration, no line search, projection; it steps at 240 Hz, cDeformableStep), with a ground
+/// and one folded cloth whose self-collision (VF_DD, setSelfCollision) is on; the world is
+/// Bullet's own, or bulletgpu::DeformableMultiBodyDynamicsWorld with `*ours` when given.
 class DeformableSoftWorld {
 public:
-    explicit DeformableSoftWorld(int n)
-        : m_dispatcher(&m_configuration),
-          m_world(&m_dispatcher, &m_broadphase, makeSolver(), &m_configuration, &m_deformableSolver),
-          m_gravityForce(btVector3(0, -9.8f, 0)) {
+    explicit DeformableSoftWorld(int n, const SoftCollisionConfig* ours = nullptr)
+        : m_dispatcher(&m_configuration), m_world(makeWorld(ours)), m_gravityForce(btVector3(0, -9.8f, 0)) {
         const btVector3 gravity(0, -9.8f, 0);
-        m_world.setGravity(gravity);
-        m_world.getWorldInfo().m_gravity = gravity;
-        m_world.getWorldInfo().m_sparsesdf.setDefaultVoxelsz(0.25);
-        m_world.getWorldInfo().m_sparsesdf.Initialize();
-        m_world.addRigidBody(&m_ground.object);
-        btSoftBody* body = makePatch(m_world.getWorldInfo(), n);
+        m_world->setGravity(gravity);
+        m_world->getWorldInfo().m_gravity = gravity;
+        m_world->getWorldInfo().m_sparsesdf.setDefaultVoxelsz(0.25);
+        m_world->getWorldInfo().m_sparsesdf.Initialize();
+        m_world->addRigidBody(&m_ground.object);
+        btSoftBody* body = makePatch(m_world->getWorldInfo(), n);
         foldCloth(*body, n);
         body->getCollisionShape()->setMargin(cThickness);
         addBendingLinks(*body, n);
@@ -227,30 +229,34 @@ public:
         body->m_cfg.collisions = btSoftBody::fCollision::SDF_RD | btSoftBody::fCollision::SDF_RDN |
                                  btSoftBody::fCollision::SDF_RDF | btSoftBody::fCollision::VF_DD;
         m_cloth.reset(body);
-        m_world.addSoftBody(body);
+        m_world->addSoftBody(body);
         body->setSelfCollision(true);
         m_springs = std::make_unique<btDeformableMassSpringForce>(2, 0.2, true);
         body->setSpringStiffness(4);
-        m_world.addForce(body, m_springs.get());
-        m_world.addForce(body, &m_gravityForce);
-        m_world.setUseProjection(true);
-        m_world.setImplicit(false);
-        m_world.setLineSearch(false);
+        m_world->addForce(body, m_springs.get());
+        m_world->addForce(body, &m_gravityForce);
+        m_world->setUseProjection(true);
+        m_world->setImplicit(false);
+        m_world->setLineSearch(false);
     }
     ~DeformableSoftWorld() {
-        m_world.removeSoftBody(m_cloth.get());
-        m_world.removeRigidBody(&m_ground.object);
+        m_world->removeSoftBody(m_cloth.get());
+        m_world->removeRigidBody(&m_ground.object);
     }
     DeformableSoftWorld(const DeformableSoftWorld&) = delete;
     DeformableSoftWorld& operator=(const DeformableSoftWorld&) = delete;
 
-    btDeformableMultiBodyDynamicsWorld& world() { return m_world; }
+    btDeformableMultiBodyDynamicsWorld& world() { return *m_world; }
     btSoftBody& cloth() { return *m_cloth; }
 
 private:
-    btDeformableMultiBodyConstraintSolver* makeSolver() {
+    std::unique_ptr<btDeformableMultiBodyDynamicsWorld> makeWorld(const SoftCollisionConfig* ours) {
         m_constraintSolver.setDeformableSolver(&m_deformableSolver);
-        return &m_constraintSolver;
+        if (ours)
+            return std::make_unique<DeformableMultiBodyDynamicsWorld>(&m_dispatcher, &m_broadphase, &m_constraintSolver,
+                                                                      &m_configuration, &m_deformableSolver, *ours);
+        return std::make_unique<btDeformableMultiBodyDynamicsWorld>(&m_dispatcher, &m_broadphase, &m_constraintSolver,
+                                                                    &m_configuration, &m_deformableSolver);
     }
 
     btSoftBodyRigidBodyCollisionConfiguration m_configuration;
@@ -258,7 +264,7 @@ private:
     btDbvtBroadphase m_broadphase;
     btDeformableBodySolver m_deformableSolver;
     btDeformableMultiBodyConstraintSolver m_constraintSolver;
-    btDeformableMultiBodyDynamicsWorld m_world;
+    std::unique_ptr<btDeformableMultiBodyDynamicsWorld> m_world;
     Ground m_ground;
     btDeformableGravityForce m_gravityForce;
     std::unique_ptr<btDeformableMassSpringForce> m_springs;

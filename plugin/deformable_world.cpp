@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include <bulletgpu/DeformableMultiBodyDynamicsWorld.h>
 
+#include "bullet_adapter/cloth_group.h"
 #include "bullet_adapter/deformable_cloth_steps.h"
 #include "cloth_self_collision.h"
 
@@ -17,6 +18,8 @@ namespace bulletgpu {
 /// self-collision flag is held off.
 struct DeformableMultiBodyDynamicsWorld::Engine {
     detail::ClothSelfCollision cloths; ///< The selected cloths' meshes, CCD query and response.
+    ClothGroup group;                  ///< Two or more started cloths answered as one mesh.
+    bool grouped = false;              ///< Whether this step's cloths answer as the group.
     std::vector<btSoftBody*> held;     ///< Selected bodies whose useSelfCollision() was on.
 
     /// The engine of a config.
@@ -113,6 +116,7 @@ void DeformableMultiBodyDynamicsWorld::findSelfContacts(btScalar timeStep) {
     for (ClothMesh& cloth : meshes.cloths())
         if (cloth.started) predictClothEnd(cloth, timeStep);
     meshes.findPairs();
+    m_engine->grouped = m_engine->group.prepare(meshes);
     for (ClothMesh& cloth : meshes.cloths())
         if (cloth.started) appendFaceNodeContacts(cloth);
     m_stats.contactMilliseconds = millisecondsSince(begin);
@@ -122,12 +126,20 @@ void DeformableMultiBodyDynamicsWorld::findSelfContacts(btScalar timeStep) {
 void DeformableMultiBodyDynamicsWorld::respondToSelfContacts(btScalar timeStep) {
     BT_PROFILE("bulletgpu::DeformableMultiBodyDynamicsWorld::respondToSelfContacts");
     const auto begin = Clock::now();
-    for (ClothMesh& cloth : m_engine->cloths.meshes().cloths()) {
-        if (!cloth.started) continue;
-        predictClothEnd(cloth, timeStep);
-        m_engine->cloths.respond(cloth, m_config, m_stats);
-        steerNodesToEnd(cloth, timeStep);
+    Engine& e = *m_engine;
+    std::vector<ClothMesh>& cloths = e.cloths.meshes().cloths();
+    for (ClothMesh& cloth : cloths)
+        if (cloth.started) predictClothEnd(cloth, timeStep);
+    if (e.grouped) {
+        e.cloths.respond(e.group.gather(), m_config, m_stats);
+        m_stats.cloths += static_cast<std::uint32_t>(e.group.memberCount() - 1);
+        e.group.scatter();
+    } else {
+        for (ClothMesh& cloth : cloths)
+            if (cloth.started) e.cloths.respond(cloth, m_config, m_stats);
     }
+    for (ClothMesh& cloth : cloths)
+        if (cloth.started) steerNodesToEnd(cloth, timeStep);
     const double elapsed = millisecondsSince(begin);
     m_stats.projectionMilliseconds = elapsed - m_stats.ccdMilliseconds;
     m_stats.milliseconds += elapsed;

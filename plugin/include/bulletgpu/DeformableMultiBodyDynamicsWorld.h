@@ -29,9 +29,12 @@ namespace bulletgpu {
 ///     selected; then, for each selected cloth, the classic solver's response on the motion the
 ///     step will make (bullet_adapter/self_collision_response.h): its pairs projected to the
 ///     thickness apart, then the vertex-face **and edge-edge** CCD with its failsafe, the result
-///     handed back as node velocities so that Bullet's applyTransforms moves the nodes there.
+///     handed back as node velocities so that Bullet's applyTransforms moves the nodes there;
+///     two or more awake selected cloths of one thickness answer as one mesh
+///     (bullet_adapter/cloth_group.h), so that the response keeps them apart from each other too.
 /// So a selected cloth free of intersecting non-adjacent triangles at the start of a step is free
-/// of them at its end, as in the classic solver (docs/soft-self-collision.md), up to btScalar
+/// of them at its end, as in the classic solver (docs/soft-self-collision.md), and so are two
+/// such cloths of one thickness against each other, up to btScalar
 /// rounding of x + dt v (far below the CCD's separation) and two stated exceptions: a node whose
 /// corrected velocity exceeds the world's m_maxDisplacement per step is clamped by Bullet, and a
 /// node held by a deformable anchor is put where the anchor says (the response never moves one).

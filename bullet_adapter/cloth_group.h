@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: Zlib
+#pragma once
+
+#include "bullet_adapter/soft_cloth_meshes.h"
+
+#include <cstdint>
+#include <vector>
+
+/// The started cloths of a world as one mesh for the self-collision response, so that its
+/// projection and CCD keep different cloths apart as they keep a cloth apart from itself: the
+/// vertices, faces and edges of each cloth in turn (edges as buildMeshFeatures numbers the whole,
+/// which, vertex blocks being contiguous, is each cloth's own numbering shifted).
+
+namespace bulletgpu {
+
+/// Two or more cloths of one thickness, answered as one mesh.
+class ClothGroup {
+public:
+    /// Takes the started cloths of `meshes` as the group when there are at least two, all of one
+    /// thickness (else returns false and the cloths answer alone), and finds the pairs between
+    /// different cloths within that thickness at the positions the engine holds (those
+    /// findPairs queried), in one batch of pair queries; their distances join the group's
+    /// nearest for the continuous stage's skip.
+    bool prepare(SoftClothMeshes& meshes);
+
+    /// Copies the members' step buffers (start, end, inverse masses, queried positions) and
+    /// pairs into the group's mesh, with the pairs between cloths, and returns it.
+    ClothMesh& gather();
+
+    /// Copies the group's end positions back to its members.
+    void scatter();
+
+    /// The members of the last prepare.
+    std::size_t memberCount() const { return m_members.size(); }
+
+private:
+    /// Rebuilds the group's topology when its members changed.
+    void rebuild();
+
+    ClothMesh m_group;                         ///< The members as one mesh (body null).
+    std::vector<ClothMesh*> m_members;         ///< Started cloths, in the world's order.
+    std::vector<const btSoftBody*> m_built;    ///< Members the topology was built for.
+    std::vector<std::uint32_t> m_vertexOffset; ///< First vertex of each member.
+    std::vector<std::uint32_t> m_faceOffset;   ///< First face of each member.
+    std::vector<std::uint32_t> m_edgeOffset;   ///< First edge of each member.
+    std::vector<CcdFeaturePair> m_crossPairs;  ///< Pairs between members, in the group's numbering.
+    double m_crossNearest = 0;                 ///< Smallest distance the pair queries reported.
+    std::vector<MeshPairQuery> m_queries;      ///< One query per pair of members.
+    std::vector<std::uint32_t> m_memberOfMesh; ///< Member of each engine mesh (or ~0).
+    std::vector<ProximityContact> m_contacts;  ///< The queries' output.
+};
+
+} // namespace bulletgpu

@@ -147,10 +147,6 @@ void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs
         for (std::size_t i = 0; i < count; ++i) projectPair(mesh, pairs[i], thickness);
 }
 
-namespace {
-
-/// The largest distance of a vertex's move (`to` minus `from`) from the common translation that
-/// makes it least: the centre of the moves' bounding box.
 double largestRelativeMove(const double* from, const double* to, std::uint32_t vertexCount) {
     double lo[3] = {HUGE_VAL, HUGE_VAL, HUGE_VAL}, hi[3] = {-HUGE_VAL, -HUGE_VAL, -HUGE_VAL};
     for (std::size_t i = 0; i < 3 * std::size_t(vertexCount); ++i) {
@@ -173,7 +169,19 @@ double largestRelativeMove(const double* from, const double* to, std::uint32_t v
     return std::sqrt(largest);
 }
 
-} // namespace
+double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, const double* positions) {
+    if (pair.kind == CcdFeatureKind::VertexFace) {
+        const std::uint32_t* t = mesh.indices + 3 * pair.b;
+        return std::sqrt(pointTriangleClosest(load(positions, pair.a), load(positions, t[0]), load(positions, t[1]),
+                                              load(positions, t[2]))
+                             .distanceSquared);
+    }
+    const std::uint32_t* e = mesh.edges + 2 * pair.a;
+    const std::uint32_t* f = mesh.edges + 2 * pair.b;
+    return std::sqrt(
+        segmentsClosest(load(positions, e[0]), load(positions, e[1]), load(positions, f[0]), load(positions, f[1]))
+            .distanceSquared);
+}
 
 bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options) {
     if (!options.queried || mesh.vertexCount == 0) return false;

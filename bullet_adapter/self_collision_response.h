@@ -67,6 +67,14 @@ struct ContinuousResult {
     bool skipped = false;       ///< The query was not needed (see slowStepClearsEta).
 };
 
+/// The largest distance of a vertex's move (`to` minus `from`, x, y, z each) from the common
+/// translation that makes it least: the centre of the moves' bounding box.
+double largestRelativeMove(const double* from, const double* to, std::uint32_t vertexCount);
+
+/// Distance of the features of `pair` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b of
+/// mesh.edges) at `positions` (x, y, z per vertex of the mesh).
+double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, const double* positions);
+
 /// Whether no pair of features sharing no vertex comes within `options.eta` anywhere along the
 /// linear motion from mesh.start to mesh.end, proven from the discrete query of options.queried
 /// (false when that is unset): every such pair was at least min(nearest, queryDistance) apart at

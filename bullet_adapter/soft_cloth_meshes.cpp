@@ -133,7 +133,24 @@ void SoftClothMeshes::readEnds() {
     }
 }
 
-void SoftClothMeshes::findPairs() {
+namespace {
+
+/// Whether the candidates of `cloth` still hold every pair within its thickness at its end
+/// positions: every other pair was at least `reach` apart at `listed` (up to the engine's float
+/// rounding) and has come at most twice the largest relative move of a vertex closer.
+bool listStillHolds(const ClothMesh& cloth) {
+    if (!cloth.listValid) return false;
+    double largest = 0;
+    for (std::size_t i = 0; i < cloth.end.size(); ++i)
+        largest = std::max({largest, std::fabs(cloth.end[i]), std::fabs(cloth.listed[i])});
+    const double rounding = 0x1p-14 * (1 + largest);
+    const double moved = largestRelativeMove(cloth.listed.data(), cloth.end.data(), cloth.nodeCount);
+    return cloth.reach - 2 * moved - rounding > cloth.thickness;
+}
+
+} // namespace
+
+void SoftClothMeshes::findPairs(double reachFraction) {
     m_queries.clear();
     double distance = 0;
     for (ClothMesh& cloth : m_cloths) {
@@ -143,8 +160,28 @@ void SoftClothMeshes::findPairs() {
         cloth.queried.assign(cloth.end.begin(), cloth.end.end());
         cloth.nearest = HUGE_VAL;
         m_engine->setPositions(cloth.mesh, cloth.positions.data());
+        if (reachFraction > 0 && listStillHolds(cloth)) {
+            const SelfCollisionMesh mesh = cloth.view();
+            for (const CcdFeaturePair& pair : cloth.candidates) {
+                const double d = featurePairDistance(mesh, pair, cloth.end.data());
+                cloth.nearest = std::min(cloth.nearest, d);
+                if (d < cloth.thickness &&
+                    !std::binary_search(cloth.excluded.begin(), cloth.excluded.end(), pair, featurePairBefore))
+                    cloth.pairs.push_back(pair);
+            }
+            continue;
+        }
+        // Reach beyond the thickness only for a cloth quiet enough (relative to itself) over this
+        // step for the list to last a few steps: elsewhere the wider query costs more than it saves.
+        const double margin = cloth.thickness * std::max(0.0, reachFraction);
+        const bool quiet =
+            margin > 0 && 4 * largestRelativeMove(cloth.start.data(), cloth.end.data(), cloth.nodeCount) < margin;
+        cloth.reach = cloth.thickness + (quiet ? margin : 0);
+        cloth.listed.assign(cloth.end.begin(), cloth.end.end());
+        cloth.candidates.clear();
+        cloth.listValid = quiet;
         m_queries.push_back(MeshPairQuery{cloth.mesh, cloth.mesh});
-        distance = std::max(distance, cloth.thickness);
+        distance = std::max(distance, cloth.reach);
     }
     if (m_queries.empty()) return;
     m_engine->findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), {distance, false},
@@ -153,7 +190,13 @@ void SoftClothMeshes::findPairs() {
     for (const ProximityContact& c : m_contacts) {
         ClothMesh& cloth = m_cloths[c.meshA];
         cloth.nearest = std::min(cloth.nearest, double(c.distance));
-        if (!pairOf(c, pair) || !(c.distance < cloth.thickness)) continue;
+        if (!pairOf(c, pair)) {
+            cloth.listValid = false; // intersecting triangles: query again next step
+            continue;
+        }
+        if (!(c.distance < cloth.reach)) continue;
+        cloth.candidates.push_back(pair);
+        if (!(c.distance < cloth.thickness)) continue;
         if (std::binary_search(cloth.excluded.begin(), cloth.excluded.end(), pair, featurePairBefore)) continue;
         cloth.pairs.push_back(pair);
     }

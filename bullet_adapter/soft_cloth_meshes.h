@@ -23,22 +23,26 @@ namespace bulletgpu {
 
 /// One soft body's faces and its buffers.
 struct ClothMesh {
-    btSoftBody* body = nullptr;           ///< The soft body.
-    std::uint32_t mesh = 0;               ///< Its engine mesh.
-    std::uint32_t nodeCount = 0;          ///< Nodes when it was registered.
-    std::uint32_t faceCount = 0;          ///< Faces when it was registered.
-    double thickness = 0;                 ///< Distance kept between its features.
-    std::vector<std::uint32_t> indices;   ///< Three node indices per face.
-    MeshFeatures features;                ///< Edges, as the engine numbers them.
-    std::vector<float> positions;         ///< m_x as floats, for the engine.
-    std::vector<double> start;            ///< m_x at the start of the step.
-    std::vector<double> end;              ///< m_x after Bullet's solver, then corrected.
-    std::vector<double> inverseMass;      ///< m_im per node.
-    std::vector<CcdFeaturePair> excluded; ///< Pairs within the thickness when it joined, sorted.
-    std::vector<CcdFeaturePair> pairs;    ///< This step's contact pairs.
-    std::vector<double> queried;          ///< m_x when the contact query read it (end before the projection).
-    double nearest = 0;                   ///< Smallest distance the query reported for the cloth (+inf: none).
-    bool started = false;                 ///< start holds this step's positions.
+    btSoftBody* body = nullptr;             ///< The soft body.
+    std::uint32_t mesh = 0;                 ///< Its engine mesh.
+    std::uint32_t nodeCount = 0;            ///< Nodes when it was registered.
+    std::uint32_t faceCount = 0;            ///< Faces when it was registered.
+    double thickness = 0;                   ///< Distance kept between its features.
+    std::vector<std::uint32_t> indices;     ///< Three node indices per face.
+    MeshFeatures features;                  ///< Edges, as the engine numbers them.
+    std::vector<float> positions;           ///< m_x as floats, for the engine.
+    std::vector<double> start;              ///< m_x at the start of the step.
+    std::vector<double> end;                ///< m_x after Bullet's solver, then corrected.
+    std::vector<double> inverseMass;        ///< m_im per node.
+    std::vector<CcdFeaturePair> excluded;   ///< Pairs within the thickness when it joined, sorted.
+    std::vector<CcdFeaturePair> pairs;      ///< This step's contact pairs.
+    std::vector<double> queried;            ///< m_x when the contact query read it (end before the projection).
+    double nearest = 0;                     ///< Smallest distance the query reported for the cloth (+inf: none).
+    bool started = false;                   ///< start holds this step's positions.
+    std::vector<double> listed;             ///< end when the engine last queried it (the candidates' positions).
+    std::vector<CcdFeaturePair> candidates; ///< Pairs the engine found within `reach` at `listed` (excluded too).
+    double reach = 0;                       ///< The engine query's distance at `listed`.
+    bool listValid = false;                 ///< The candidates hold every pair within `reach` at `listed`.
 
     /// The response's view of the buffers.
     SelfCollisionMesh view();
@@ -62,11 +66,20 @@ public:
     /// Copies every started cloth's m_x into its end buffer and m_im into its inverse masses.
     void readEnds();
 
-    /// Finds every started cloth's contact pairs within its thickness at its end positions in one
-    /// engine query (pairs excluded at registration dropped), and keeps the positions the query
-    /// read and the smallest distance it reported (excluded pairs and intersecting triangles too)
-    /// for the continuous stage's skip.
-    void findPairs();
+    /// Finds every started cloth's contact pairs within its thickness at its end positions (pairs
+    /// excluded at registration dropped), and keeps the positions they were found at and the
+    /// smallest distance among them (excluded pairs and intersecting triangles too) for the
+    /// continuous stage's skip. The engine answers in one query. For a cloth whose nodes moved
+    /// over the step (start to end), relative to the rest of the cloth, by less than a quarter of
+    /// `reachFraction` times its thickness, the query reaches that far beyond the thickness and
+    /// its pairs are kept as candidates: a later step measures them again instead of querying
+    /// while no node has moved from where the query saw it, relative to the rest of its cloth, by
+    /// so much that a pair beyond the reach could have come within the thickness (0: the engine
+    /// queries every step, at the thickness). Same pairs either way.
+    void findPairs(double reachFraction = 0);
+
+    /// Cloths the engine queried in the last findPairs (the others measured their kept pairs).
+    std::uint32_t queriedCloths() const { return static_cast<std::uint32_t>(m_queries.size()); }
 
     /// Writes the end buffers back to m_x; each moved node's velocity changes by its move over `dt`.
     void writeBack(ClothMesh& cloth, double dt) const;

@@ -17,6 +17,8 @@ const SoftCollisionConfig& checkedSoftConfig(const SoftCollisionConfig& config) 
         throw std::invalid_argument("bulletgpu::SoftCollisionConfig: thickness is not finite");
     if (config.iterations < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: iterations < 0");
     if (config.ropeRounds < 0) throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ropeRounds < 0");
+    if (!(config.pairListReach >= 0 && std::isfinite(config.pairListReach)))
+        throw std::invalid_argument("bulletgpu::SoftCollisionConfig: pairListReach negative or not finite");
     if (!(config.ccdEtaFraction >= 0 && config.ccdEtaFraction < 1))
         throw std::invalid_argument("bulletgpu::SoftCollisionConfig: ccdEtaFraction outside [0, 1)");
     return config;

@@ -115,7 +115,8 @@ void DeformableMultiBodyDynamicsWorld::findSelfContacts(btScalar timeStep) {
     meshes.recordStart();
     for (ClothMesh& cloth : meshes.cloths())
         if (cloth.started) predictClothEnd(cloth, timeStep);
-    meshes.findPairs();
+    meshes.findPairs(m_config.pairListReach);
+    m_stats.contactQueries = meshes.queriedCloths();
     m_engine->grouped = m_engine->group.prepare(meshes);
     for (ClothMesh& cloth : meshes.cloths())
         if (cloth.started) appendFaceNodeContacts(cloth);

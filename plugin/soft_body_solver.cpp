@@ -90,7 +90,8 @@ void SoftBodySolver::collideSoftBodies() {
     m_stats = SoftCollisionStats{};
     Engine& e = *m_engine;
     e.cloths.meshes().readEnds();
-    e.cloths.meshes().findPairs();
+    e.cloths.meshes().findPairs(m_config.pairListReach);
+    m_stats.contactQueries = e.cloths.meshes().queriedCloths();
     m_stats.contactMilliseconds = since(begin);
     for (ClothMesh& cloth : e.cloths.meshes().cloths()) {
         if (!cloth.started) continue;

@@ -11,6 +11,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include <cstdlib>
 #include <memory>
 #include <stdexcept>
@@ -168,6 +170,11 @@ TEST_CASE("SoftCollisionConfig is checked", "[soft][self]") {
     CHECK_THROWS_AS(SoftBodySolver(config), std::invalid_argument);
     config = SoftCollisionConfig{};
     config.iterations = -1;
+    CHECK_THROWS_AS(SoftBodySolver(config), std::invalid_argument);
+    config = SoftCollisionConfig{};
+    config.pairListReach = -0.5;
+    CHECK_THROWS_AS(SoftBodySolver(config), std::invalid_argument);
+    config.pairListReach = HUGE_VAL;
     CHECK_THROWS_AS(SoftBodySolver(config), std::invalid_argument);
 }
 

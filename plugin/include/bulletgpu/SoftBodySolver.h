@@ -53,6 +53,15 @@ struct SoftCollisionConfig {
     /// (bullet_adapter/rope_cloth_contacts.h). Bullet's own VF_SS contacts between them, when
     /// both bodies have VF_SS, are made as well, and do not hold a falling rope.
     bool ropeCloth = true;
+    /// How far beyond the thickness the cloths' contact query reaches, as a fraction of the
+    /// thickness, for a cloth that deformed over the step by less than a quarter of that (a
+    /// cloth that deforms faster is queried at the thickness every step). The pairs it finds are
+    /// kept, and later steps measure them again instead of querying while no node has moved,
+    /// relative to the rest of its cloth, by so much that a pair beyond the reach could have come
+    /// within the thickness (a cloth falling or resting as a whole is not queried again). The
+    /// pairs are the same as a query every step would find; 0 queries every step. Must be finite
+    /// and >= 0.
+    double pairListReach = 0.5;
     /// Separation the CCD query keeps, as a fraction of the thickness.
     double ccdEtaFraction = 0.01;
     /// Skip the CCD query of a cloth's step when the contact query already proves it clear: no
@@ -68,12 +77,14 @@ struct SoftCollisionConfig {
 
 /// Counters of the last step, summed over the cloths and ropes.
 struct SoftCollisionStats {
-    std::uint32_t cloths = 0;          ///< Cloths whose self-collision ran.
-    std::uint64_t contactPairs = 0;    ///< Vertex-face and edge-edge pairs within the thickness.
-    std::uint64_t impacts = 0;         ///< CCD impacts left after the discrete projection (cloth features, rope links).
-    std::uint64_t ccdQueries = 0;      ///< CCD queries run.
-    std::uint32_t ccdSkips = 0;        ///< Cloths whose step was proven clear without a CCD query.
-    std::uint64_t frozenNodes = 0;     ///< Nodes put back at their start position by the failsafe.
+    std::uint32_t cloths = 0;       ///< Cloths whose self-collision ran.
+    std::uint64_t contactPairs = 0; ///< Vertex-face and edge-edge pairs within the thickness.
+    std::uint64_t impacts = 0;      ///< CCD impacts left after the discrete projection (cloth features, rope links).
+    std::uint64_t ccdQueries = 0;   ///< CCD queries run.
+    std::uint32_t ccdSkips = 0;     ///< Cloths whose step was proven clear without a CCD query.
+    std::uint32_t contactQueries =
+        0;                         ///< Cloths whose contact pairs the engine queried (others re-measured kept pairs).
+    std::uint64_t frozenNodes = 0; ///< Nodes put back at their start position by the failsafe.
     std::uint32_t revertedCloths = 0;  ///< Cloths put back whole at their start.
     std::uint32_t revertedRopes = 0;   ///< Ropes put back whole at their start.
     std::uint32_t ropes = 0;           ///< Ropes on the sphere chains.

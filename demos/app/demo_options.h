@@ -11,6 +11,8 @@ struct DemoOptions {
     std::string scenePath;                ///< Scene file to run.
     std::vector<std::string> broadphases; ///< Broadphases to run it with, in order; the first is the reference.
     std::vector<std::string> narrows;     ///< Narrow phases to run each broadphase with; empty: the scene file's.
+    std::vector<std::string> softSolvers; ///< Soft-body solvers to run each of those with; empty: the scene file's.
+    bool countSelfIntersections = false;  ///< Count the soft bodies' intersecting triangle pairs after each step.
     int steps = 0;                        ///< Steps per run; 0 takes the scene file's own count.
     double scale = 1.0;                   ///< Object-count scale for scalable scenes (see SceneLoadOptions).
     std::string jsonPath;                 ///< Where to write the JSON report; empty for none.

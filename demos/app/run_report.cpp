@@ -47,6 +47,11 @@ RunSummary summarizeRun(const SceneRun& run) {
                 std::max(summary.stepsWithSelfIntersections, 0) + (step.selfIntersections > 0 ? 1 : 0);
             summary.peakSelfIntersections = std::max(summary.peakSelfIntersections, step.selfIntersections);
         }
+        if (step.closestRopeNodes >= 0) {
+            summary.closestRopeNodes = summary.closestRopeNodes < 0
+                                           ? step.closestRopeNodes
+                                           : std::min(summary.closestRopeNodes, step.closestRopeNodes);
+        }
     }
     const double count = static_cast<double>(run.steps.size());
     summary.meanTotalMs /= count;
@@ -104,6 +109,10 @@ void printReport(const std::vector<SceneRun>& runs, const std::vector<RunCompari
             std::printf("%-22s %s: soft self-intersections after %d of %zu steps, at most %lld triangle pairs\n", "",
                         runName(run).c_str(), s.stepsWithSelfIntersections, run.steps.size(), s.peakSelfIntersections);
         }
+        if (s.closestRopeNodes >= 0) {
+            std::printf("%-22s %s: closest non-neighbour rope nodes over the run %.5g m\n", "", runName(run).c_str(),
+                        s.closestRopeNodes);
+        }
     }
     for (const RunComparison& c : comparisons) {
         std::printf("\n%s against %s: step %.2fx, broad phase %.2fx, narrow phase %.2fx faster; mean height %+.3f "
@@ -145,6 +154,7 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
                              {"lastRayHits", run.lastRayHits},
                              {"stepsWithSelfIntersections", s.stepsWithSelfIntersections},
                              {"peakSelfIntersections", s.peakSelfIntersections},
+                             {"closestRopeNodes", s.closestRopeNodes},
                              {"heights",
                               {{"mean", run.heights.mean},
                                {"lowest", run.heights.lowest},
@@ -153,10 +163,10 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
         nlohmann::json perStep = nlohmann::json::array();
         for (const StepRecord& step : run.steps) {
             perStep.push_back({step.totalMs, step.broadphaseMs, step.narrowphaseMs, step.solverMs, step.pairs,
-                               step.contacts, step.selfIntersections});
+                               step.contacts, step.selfIntersections, step.closestRopeNodes});
         }
-        entry["perStepColumns"] = {"totalMs", "broadphaseMs", "narrowphaseMs",    "solverMs",
-                                   "pairs",   "contacts",     "selfIntersections"};
+        entry["perStepColumns"] = {"totalMs", "broadphaseMs", "narrowphaseMs",     "solverMs",
+                                   "pairs",   "contacts",     "selfIntersections", "closestRopeNodes"};
         entry["perStep"] = std::move(perStep);
         report["runs"].push_back(std::move(entry));
     }
@@ -181,14 +191,14 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
 void writeCsvReport(const std::string& path, const std::vector<SceneRun>& runs) {
     std::ofstream file = openForWriting(path);
     file << "scene,broadphase,backend,narrow_phase,soft_solver,step,total_ms,broadphase_ms,narrowphase_ms,solver_ms,"
-            "pairs,contacts,self_intersections\n";
+            "pairs,contacts,self_intersections,closest_rope_nodes\n";
     for (const SceneRun& run : runs) {
         for (std::size_t i = 0; i < run.steps.size(); ++i) {
             const StepRecord& s = run.steps[i];
             file << run.sceneName << ',' << run.broadphase << ',' << run.backend << ',' << run.narrowPhase << ','
                  << run.softSolver << ',' << i + 1 << ',' << s.totalMs << ',' << s.broadphaseMs << ','
                  << s.narrowphaseMs << ',' << s.solverMs << ',' << s.pairs << ',' << s.contacts << ','
-                 << s.selfIntersections << '\n';
+                 << s.selfIntersections << ',' << s.closestRopeNodes << '\n';
         }
     }
     finishWriting(file, path);

@@ -22,6 +22,7 @@ struct RunSummary {
     /// Steps after which some soft body had intersecting triangle pairs; -1 when not counted.
     int stepsWithSelfIntersections = -1;
     long long peakSelfIntersections = -1; ///< Most intersecting pairs after one step; -1 when not counted.
+    double closestRopeNodes = -1;         ///< Least StepRecord::closestRopeNodes of the run; -1 when none.
 };
 
 /// How a run's physics and speed compare with the reference run (the first one).

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include "demos/app/scene_run.h"
 
+#include "demos/app/rope_proximity.h"
 #include "demos/app/self_intersections.h"
 
 #include "demos/common/broadphase_factory.h"
@@ -140,7 +141,10 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
         record.solverMs = solver.takeMilliseconds();
         record.pairs = timedBroadphase.getOverlappingPairCache()->getNumOverlappingPairs();
         record.contacts = contactCount(dispatcher);
-        if (intersections) record.selfIntersections = intersections->count(*scene->softWorld());
+        if (intersections) {
+            record.selfIntersections = intersections->count(*scene->softWorld());
+            record.closestRopeNodes = closestRopeNodes(*scene->softWorld());
+        }
         run.steps.push_back(record);
         if (observer) observer(step, *scene);
         progress.update(step);

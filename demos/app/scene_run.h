@@ -20,6 +20,9 @@ struct StepRecord {
     /// Intersecting triangle pairs sharing no vertex within the soft bodies after the step
     /// (SelfIntersectionCounter); -1 when not counted.
     long long selfIntersections = -1;
+    /// The least distance between non-neighbour nodes of one rope after the step
+    /// (closestRopeNodes); -1 when not measured or the scene has no rope.
+    double closestRopeNodes = -1;
 };
 
 /// Heights (y) of the dynamic rigid bodies and soft-body nodes: how a scene settled.
@@ -52,7 +55,8 @@ using StepObserver = std::function<void(int step, SceneWorld& scene)>;
 
 /// Loads the scene on the named broadphase (and options.narrow and options.softSolver, when set)
 /// and steps it; steps <= 0 takes the file's count. With countSelfIntersections, each step of a
-/// soft scene records its soft bodies' intersecting triangle pairs (StepRecord::selfIntersections).
+/// soft scene records its soft bodies' intersecting triangle pairs (StepRecord::selfIntersections)
+/// and its ropes' closest non-neighbour nodes (StepRecord::closestRopeNodes).
 /// Shows a progress line on stderr when the run is long.
 SceneRun runScene(const std::string& scenePath, const std::string& broadphase, int steps,
                   const SceneLoadOptions& options, const StepObserver& observer, bool countSelfIntersections = false);

@@ -120,8 +120,12 @@ TEST_CASE("Demo run: a soft scene on both soft-body solvers, self-intersections 
     CHECK(summarizeRun(ours).peakSelfIntersections == 0);
     // Not counted unless asked, nor in scenes without cloth.
     CHECK(summarizeRun(runScene(scene, "dbvt", 2, bulletOptions, {})).stepsWithSelfIntersections == -1);
-    CHECK(summarizeRun(runScene(cScenes + "/soft-rope-pile.json", "dbvt", 2, bulletOptions, {}, true))
-              .stepsWithSelfIntersections == -1);
+    const RunSummary rope =
+        summarizeRun(runScene(cScenes + "/soft-rope-pile.json", "dbvt", 2, bulletOptions, {}, true));
+    CHECK(rope.stepsWithSelfIntersections == -1);
+    // Standing, the rope's closest non-neighbours are two links (0.1 m) apart.
+    CHECK(rope.closestRopeNodes == Approx(0.1).margin(0.01));
+    CHECK(summarizeRun(bullet).closestRopeNodes == -1);
 }
 
 TEST_CASE("Demo report: summaries and comparison tolerances", "[demo]") {

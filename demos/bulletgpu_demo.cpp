@@ -29,11 +29,15 @@ void listScenes(const std::filesystem::path& folder) {
     for (const std::string& file : files) std::printf("%s\n", file.c_str());
 }
 
-/// Renders every renderEvery-th step of a run to DIR/<broadphase>[/<narrow>]/frame-NNNNN.png.
+/// Renders every renderEvery-th step of a run to
+/// DIR/<broadphase>[/<narrow>][/<soft solver>]/frame-NNNNN.png.
 StepObserver frameWriter(const DemoOptions& options, const std::string& broadphase, const std::string& narrow,
-                         std::shared_ptr<WorldRenderer> renderer) {
+                         const std::string& softSolver, std::shared_ptr<WorldRenderer> renderer) {
     if (options.renderDir.empty()) return {};
-    const std::filesystem::path folder = std::filesystem::path(options.renderDir) / broadphase / narrow;
+    std::filesystem::path folder = std::filesystem::path(options.renderDir) / broadphase;
+    for (const std::string& part : {narrow, softSolver}) {
+        if (!part.empty()) folder /= part;
+    }
     std::filesystem::create_directories(folder);
     return [folder, every = options.renderEvery, renderer](int step, SceneWorld& scene) {
         if (step % every != 0 && step != 1) return;
@@ -71,15 +75,22 @@ int main(int argc, char** argv) {
             renderer = std::make_shared<WorldRenderer>(options.renderWidth, options.renderHeight);
         }
 
-        // Each broadphase with each narrow phase asked for (or the scene file's, when none is).
+        // Each broadphase with each narrow phase and soft-body solver asked for (or the scene
+        // file's, when none is).
         const std::vector<std::string> narrows =
             options.narrows.empty() ? std::vector<std::string>{""} : options.narrows;
+        const std::vector<std::string> softSolvers =
+            options.softSolvers.empty() ? std::vector<std::string>{""} : options.softSolvers;
         std::vector<SceneRun> runs;
         for (const std::string& broadphase : options.broadphases) {
             for (const std::string& narrow : narrows) {
-                loadOptions.narrow = narrow;
-                runs.push_back(runScene(options.scenePath, broadphase, options.steps, loadOptions,
-                                        frameWriter(options, broadphase, narrow, renderer)));
+                for (const std::string& softSolver : softSolvers) {
+                    loadOptions.narrow = narrow;
+                    loadOptions.softSolver = softSolver;
+                    runs.push_back(runScene(options.scenePath, broadphase, options.steps, loadOptions,
+                                            frameWriter(options, broadphase, narrow, softSolver, renderer),
+                                            options.countSelfIntersections));
+                }
             }
         }
         const std::vector<RunComparison> comparisons = compareRuns(runs);

@@ -3,6 +3,7 @@
 
 #include "demos/common/broadphase_factory.h"
 #include "demos/common/narrow_factory.h"
+#include "demos/common/soft_solver_factory.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -14,9 +15,10 @@ namespace {
 
 constexpr const char* cUsage =
     "usage: bulletgpu-demo [--scene FILE] [--broadphase NAME | --compare [NAME,NAME,...]]\n"
-    "                      [--narrow NAME | --narrow NAME,NAME,... | --narrow compare] [--steps N]\n"
-    "                      [--scale F] [--json FILE] [--csv FILE] [--render DIR] [--render-every K]\n"
-    "                      [--size WxH] [--plot FILE] [--list]\n"
+    "                      [--narrow NAME | --narrow NAME,NAME,... | --narrow compare]\n"
+    "                      [--soft-solver NAME | --soft-solver NAME,NAME,... | --soft-solver compare]\n"
+    "                      [--self-intersections] [--steps N] [--scale F] [--json FILE] [--csv FILE]\n"
+    "                      [--render DIR] [--render-every K] [--size WxH] [--plot FILE] [--list]\n"
     "\n"
     "Steps a scene file headlessly with one or several broadphases (and narrow phases) and prints a\n"
     "per-phase table. Options take their value after a space or an '=' (--narrow=compare).\n"
@@ -30,11 +32,20 @@ constexpr const char* cUsage =
     "                      (bulletgpu::CollisionDispatcher); a list runs each broadphase with each, the\n"
     "                      first being the reference; compare is bullet,bulletgpu (default: the scene\n"
     "                      file's \"world.narrow\")\n"
+    "  --soft-solver NAME  soft-body solver of soft scenes: bullet (Bullet's btDefaultSoftBodySolver),\n"
+    "                      bulletgpu, bulletgpu-cpu or bulletgpu-cuda (bulletgpu::SoftBodySolver: cloth and\n"
+    "                      rope self-collision); a list runs each broadphase and narrow phase with each,\n"
+    "                      the first being the reference; compare is bullet,bulletgpu (default: the scene\n"
+    "                      file's \"world.softSolver\", bullet when it has none)\n"
+    "  --self-intersections  after every step, count the cloths' intersecting triangle pairs (sharing\n"
+    "                      no vertex) and measure the ropes' closest non-neighbour nodes; reported\n"
+    "                      per run and in the JSON and CSV\n"
     "  --steps N           steps per run (default: the scene file's own count)\n"
     "  --scale F           multiply the object counts of scalable scenes (box fields, Avril et al.)\n"
     "  --json FILE         write the report as JSON\n"
     "  --csv FILE          write one row per step and broadphase as CSV\n"
-    "  --render DIR        write PNG frames from the scene's camera to DIR/<broadphase>[/<narrow>]/\n"
+    "  --render DIR        write PNG frames from the scene's camera to\n"
+    "                      DIR/<broadphase>[/<narrow>][/<soft solver>]/\n"
     "  --render-every K    steps between rendered frames (default 10)\n"
     "  --size WxH          rendered frame size (default 960x540)\n"
     "  --plot FILE         write a PNG chart of step time per frame for each broadphase\n"
@@ -83,6 +94,19 @@ std::vector<std::string> readNarrowPhases(const std::string& text) {
     return names;
 }
 
+std::vector<std::string> readSoftSolvers(const std::string& text) {
+    if (text == "compare") return {"bullet", "bulletgpu"};
+    std::vector<std::string> names = splitList(text);
+    if (names.empty()) throw std::invalid_argument("--soft-solver needs soft-body solver names");
+    for (const std::string& name : names) {
+        if (!isSoftSolverName(name)) {
+            throw std::invalid_argument("unknown soft-body solver '" + name + "' (" + softSolverNameList() +
+                                        ", or compare)");
+        }
+    }
+    return names;
+}
+
 } // namespace
 
 DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultScene) {
@@ -114,6 +138,8 @@ DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultSc
             if (options.broadphases.empty()) throw std::invalid_argument("--compare needs broadphase names");
         } else if (arg == "--narrow") {
             options.narrows = readNarrowPhases(value());
+        } else if (arg == "--soft-solver") {
+            options.softSolvers = readSoftSolvers(value());
         } else if (arg == "--steps") {
             options.steps = parsePositive(arg, value());
         } else if (arg == "--scale") {
@@ -143,8 +169,10 @@ DemoOptions parseDemoOptions(int argc, char** argv, const std::string& defaultSc
             options.renderHeight = parsePositive(arg, text.substr(x + 1));
         } else if (arg == "--plot") {
             options.plotPath = value();
-        } else if (hasInlineValue && (arg == "--list" || arg == "--help")) {
+        } else if (hasInlineValue && (arg == "--list" || arg == "--help" || arg == "--self-intersections")) {
             throw std::invalid_argument(arg + " takes no value");
+        } else if (arg == "--self-intersections") {
+            options.countSelfIntersections = true;
         } else if (arg == "--list") {
             options.listScenes = true;
         } else if (arg == "--help" || arg == "-h") {

@@ -42,6 +42,16 @@ RunSummary summarizeRun(const SceneRun& run) {
         summary.meanNarrowphaseMs += step.narrowphaseMs;
         summary.meanSolverMs += step.solverMs;
         summary.peakPairs = std::max(summary.peakPairs, step.pairs);
+        if (step.selfIntersections >= 0) {
+            summary.stepsWithSelfIntersections =
+                std::max(summary.stepsWithSelfIntersections, 0) + (step.selfIntersections > 0 ? 1 : 0);
+            summary.peakSelfIntersections = std::max(summary.peakSelfIntersections, step.selfIntersections);
+        }
+        if (step.closestRopeNodes >= 0) {
+            summary.closestRopeNodes = summary.closestRopeNodes < 0
+                                           ? step.closestRopeNodes
+                                           : std::min(summary.closestRopeNodes, step.closestRopeNodes);
+        }
     }
     const double count = static_cast<double>(run.steps.size());
     summary.meanTotalMs /= count;
@@ -95,6 +105,14 @@ void printReport(const std::vector<SceneRun>& runs, const std::vector<RunCompari
                     s.meanTotalMs, s.medianTotalMs, s.meanBroadphaseMs, s.meanNarrowphaseMs, s.meanSolverMs,
                     s.meanOtherMs, s.peakPairs, s.finalPairs, s.finalContacts, run.heights.mean);
         if (run.lastRayHits > 0) std::printf("%-22s rays hit in the last step: %d\n", "", run.lastRayHits);
+        if (s.stepsWithSelfIntersections >= 0) {
+            std::printf("%-22s %s: soft self-intersections after %d of %zu steps, at most %lld triangle pairs\n", "",
+                        runName(run).c_str(), s.stepsWithSelfIntersections, run.steps.size(), s.peakSelfIntersections);
+        }
+        if (s.closestRopeNodes >= 0) {
+            std::printf("%-22s %s: closest non-neighbour rope nodes over the run %.5g m\n", "", runName(run).c_str(),
+                        s.closestRopeNodes);
+        }
     }
     for (const RunComparison& c : comparisons) {
         std::printf("\n%s against %s: step %.2fx, broad phase %.2fx, narrow phase %.2fx faster; mean height %+.3f "
@@ -121,6 +139,7 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
                              {"broadphase", run.broadphase},
                              {"backend", run.backend},
                              {"narrowPhase", run.narrowPhase},
+                             {"softSolver", run.softSolver},
                              {"buildMs", run.buildMs},
                              {"steps", run.steps.size()},
                              {"meanStepMs", s.meanTotalMs},
@@ -133,6 +152,9 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
                              {"finalPairs", s.finalPairs},
                              {"finalContacts", s.finalContacts},
                              {"lastRayHits", run.lastRayHits},
+                             {"stepsWithSelfIntersections", s.stepsWithSelfIntersections},
+                             {"peakSelfIntersections", s.peakSelfIntersections},
+                             {"closestRopeNodes", s.closestRopeNodes},
                              {"heights",
                               {{"mean", run.heights.mean},
                                {"lowest", run.heights.lowest},
@@ -140,10 +162,11 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
                                {"count", run.heights.count}}}};
         nlohmann::json perStep = nlohmann::json::array();
         for (const StepRecord& step : run.steps) {
-            perStep.push_back(
-                {step.totalMs, step.broadphaseMs, step.narrowphaseMs, step.solverMs, step.pairs, step.contacts});
+            perStep.push_back({step.totalMs, step.broadphaseMs, step.narrowphaseMs, step.solverMs, step.pairs,
+                               step.contacts, step.selfIntersections, step.closestRopeNodes});
         }
-        entry["perStepColumns"] = {"totalMs", "broadphaseMs", "narrowphaseMs", "solverMs", "pairs", "contacts"};
+        entry["perStepColumns"] = {"totalMs", "broadphaseMs", "narrowphaseMs",     "solverMs",
+                                   "pairs",   "contacts",     "selfIntersections", "closestRopeNodes"};
         entry["perStep"] = std::move(perStep);
         report["runs"].push_back(std::move(entry));
     }
@@ -167,14 +190,15 @@ void writeJsonReport(const std::string& path, const std::vector<SceneRun>& runs,
 
 void writeCsvReport(const std::string& path, const std::vector<SceneRun>& runs) {
     std::ofstream file = openForWriting(path);
-    file << "scene,broadphase,backend,narrow_phase,step,total_ms,broadphase_ms,narrowphase_ms,solver_ms,pairs,"
-            "contacts\n";
+    file << "scene,broadphase,backend,narrow_phase,soft_solver,step,total_ms,broadphase_ms,narrowphase_ms,solver_ms,"
+            "pairs,contacts,self_intersections,closest_rope_nodes\n";
     for (const SceneRun& run : runs) {
         for (std::size_t i = 0; i < run.steps.size(); ++i) {
             const StepRecord& s = run.steps[i];
             file << run.sceneName << ',' << run.broadphase << ',' << run.backend << ',' << run.narrowPhase << ','
-                 << i + 1 << ',' << s.totalMs << ',' << s.broadphaseMs << ',' << s.narrowphaseMs << ',' << s.solverMs
-                 << ',' << s.pairs << ',' << s.contacts << '\n';
+                 << run.softSolver << ',' << i + 1 << ',' << s.totalMs << ',' << s.broadphaseMs << ','
+                 << s.narrowphaseMs << ',' << s.solverMs << ',' << s.pairs << ',' << s.contacts << ','
+                 << s.selfIntersections << ',' << s.closestRopeNodes << '\n';
         }
     }
     finishWriting(file, path);

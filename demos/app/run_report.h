@@ -19,6 +19,10 @@ struct RunSummary {
     int peakPairs = 0;            ///< Most pairs after any step.
     int finalPairs = 0;           ///< Pairs after the last step.
     int finalContacts = 0;        ///< Contact points after the last step.
+    /// Steps after which some soft body had intersecting triangle pairs; -1 when not counted.
+    int stepsWithSelfIntersections = -1;
+    long long peakSelfIntersections = -1; ///< Most intersecting pairs after one step; -1 when not counted.
+    double closestRopeNodes = -1;         ///< Least StepRecord::closestRopeNodes of the run; -1 when none.
 };
 
 /// How a run's physics and speed compare with the reference run (the first one).

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: Zlib
 #include "demos/app/scene_run.h"
 
+#include "demos/app/rope_proximity.h"
+#include "demos/app/self_intersections.h"
+
 #include "demos/common/broadphase_factory.h"
 #include "kernels/common/stopwatch.h"
 
 #include <BulletSoftBody/btSoftBody.h>
+#include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <limits>
+#include <memory>
 
 #include <unistd.h>
 
@@ -64,7 +69,8 @@ private:
 } // namespace
 
 std::string runName(const SceneRun& run) {
-    return run.narrowChosen ? run.broadphase + "/" + run.narrowPhase : run.broadphase;
+    std::string name = run.narrowChosen ? run.broadphase + "/" + run.narrowPhase : run.broadphase;
+    return run.softSolverChosen ? name + "/" + run.softSolver : name;
 }
 
 HeightSummary summarizeHeights(const btCollisionWorld& world) {
@@ -92,7 +98,7 @@ HeightSummary summarizeHeights(const btCollisionWorld& world) {
 }
 
 SceneRun runScene(const std::string& scenePath, const std::string& broadphase, int steps,
-                  const SceneLoadOptions& options, const StepObserver& observer) {
+                  const SceneLoadOptions& options, const StepObserver& observer, bool countSelfIntersections) {
     const auto buildStart = Clock::now();
     auto factory = [&broadphase](const btVector3& worldMin, const btVector3& worldMax, int maxProxies) {
         return makeBroadphase(broadphase, worldMin, worldMax, maxProxies);
@@ -104,6 +110,8 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
     run.backend = backendName(scene->broadphase().inner());
     run.narrowPhase = scene->narrowPhase();
     run.narrowChosen = !options.narrow.empty();
+    run.softSolver = scene->softSolver();
+    run.softSolverChosen = !options.softSolver.empty();
     run.sceneName = scene->name();
     run.sceneDescription = scene->description();
     run.objects = scene->objectCount();
@@ -118,6 +126,10 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
     narrowphaseClock.take();
     solver.takeMilliseconds();
 
+    std::unique_ptr<SelfIntersectionCounter> intersections;
+    if (countSelfIntersections && scene->softWorld() != nullptr)
+        intersections = std::make_unique<SelfIntersectionCounter>();
+
     ProgressLine progress(run.sceneName + " on " + runName(run), steps);
     for (int step = 1; step <= steps; ++step) {
         const auto start = Clock::now();
@@ -129,6 +141,10 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
         record.solverMs = solver.takeMilliseconds();
         record.pairs = timedBroadphase.getOverlappingPairCache()->getNumOverlappingPairs();
         record.contacts = contactCount(dispatcher);
+        if (intersections) {
+            record.selfIntersections = intersections->count(*scene->softWorld());
+            record.closestRopeNodes = closestRopeNodes(*scene->softWorld());
+        }
         run.steps.push_back(record);
         if (observer) observer(step, *scene);
         progress.update(step);

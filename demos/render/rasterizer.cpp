@@ -123,6 +123,10 @@ bool Rasterizer::sphereMayBeVisible(const btVector3& centre, btScalar radius) co
 }
 
 void Rasterizer::drawMesh(const Mesh& mesh, const btTransform& transform, const Colour& colour) {
+    drawMesh(mesh, transform, colour, colour);
+}
+
+void Rasterizer::drawMesh(const Mesh& mesh, const btTransform& transform, const Colour& front, const Colour& back) {
     if (!m_active || mesh.indices.empty()) return;
 
     // Model to view: rows of the view rotation are right, up and forward.
@@ -158,7 +162,7 @@ void Rasterizer::drawMesh(const Mesh& mesh, const btTransform& transform, const 
             const btVector3& v = m_viewPositions[corners[k]];
             vertices[k] = {v.x(), v.y(), v.z(), shade(side * m_lightDots[corners[k]])};
         }
-        drawClippedTriangle(vertices[0], vertices[1], vertices[2], colour);
+        drawClippedTriangle(vertices[0], vertices[1], vertices[2], facesEye ? front : back);
     }
 }
 

@@ -45,6 +45,9 @@ public:
     bool sphereMayBeVisible(const btVector3& centre, btScalar radius) const;
     /// Draws a mesh placed in the world by a transform, in one colour.
     void drawMesh(const Mesh& mesh, const btTransform& transform, const Colour& colour);
+    /// Draws a mesh with the sides its vertex normals point to in `front` and, for a two-sided
+    /// mesh, the other sides in `back` (a cloth passing through itself shows both).
+    void drawMesh(const Mesh& mesh, const btTransform& transform, const Colour& front, const Colour& back);
 
     /// The unit world-space direction of the ray through pixel coordinates (x, y) (pixel centres
     /// are at +0.5); defined after a successful setCamera.

@@ -102,7 +102,10 @@ const Image& WorldRenderer::render(const btCollisionWorld& world, const CameraSp
         const Colour colour = colourOf(object, i);
         if (const btSoftBody* softBody = btSoftBody::upcast(&object)) {
             tessellateSoftBody(*softBody, camera.eye, kRopeHalfWidthPixels * m_rasterizer.pixelAngle(), m_scratch);
-            m_rasterizer.drawMesh(m_scratch, identity, colour);
+            // A cloth's two sides in different colours, so that where it passes through itself
+            // the other side shows.
+            const Colour back{colour.b, colour.r, colour.g};
+            m_rasterizer.drawMesh(m_scratch, identity, colour, back);
             continue;
         }
         const btCollisionShape* shape = object.getCollisionShape();

@@ -78,5 +78,7 @@ void generateClothAttach(const JsonReader& params, GeneratorContext& context);
 void generateSoftTori(const JsonReader& params, GeneratorContext& context);
 /// A soft body from an OBJ file.
 void generateSoftMesh(const JsonReader& params, GeneratorContext& context);
+/// A cloth strip held at both short edges, one of them turning and closing in (the twist test).
+void generateTwistedStrip(const JsonReader& params, GeneratorContext& context);
 
 } // namespace bulletgpu::demo

@@ -32,6 +32,7 @@ const std::map<std::string, Generator>& registry() {
         {"cloth_attach", generateClothAttach},
         {"soft_tori", generateSoftTori},
         {"soft_mesh", generateSoftMesh},
+        {"twisted_strip", generateTwistedStrip},
     };
     return generators;
 }

@@ -42,7 +42,7 @@ public:
         m_positions.push_back(position);
         m_directions.push_back(direction);
     }
-    void beforeStep(btDiscreteDynamicsWorld&) override {
+    void beforeStep(btDiscreteDynamicsWorld&, btScalar) override {
         for (size_t i = 0; i < m_bodies.size(); ++i) {
             btVector3& position = m_positions[i];
             btVector3& direction = m_directions[i];

@@ -40,13 +40,26 @@ void generateClothPatch(const JsonReader& params, GeneratorContext& context) {
     btSoftBodyWorldInfo& info = context.softInfo(params);
     const int resolution = params.positiveInt("resolution", 31);
     if (resolution < 2) params.at("resolution").fail("expected at least 2 nodes per side");
-    btSoftBody* body = context.content.addSoftBody(
-        patch(info, params.vec3("center", btVector3(0, 0, 0)), btScalar(params.positiveNumber("halfSize", 8)),
-              resolution, resolution, readFixed(params, 15), params.boolean("diagonals", true)));
+    const int fixed = readFixed(params, 15);
+    const bool diagonals = params.boolean("diagonals", true);
+    btSoftBody* body = nullptr;
+    if (params.has("corners")) {
+        // Any quadrilateral, corners in CreatePatch's order (c00, c10, c01, c11).
+        if (params.has("center") || params.has("halfSize")) params.fail("corners excludes center and halfSize");
+        const std::vector<JsonReader> corners = params.at("corners").elements();
+        if (corners.size() != 4) params.at("corners").fail("expected 4 corners");
+        body = btSoftBodyHelpers::CreatePatch(info, corners[0].vec3(), corners[1].vec3(), corners[2].vec3(),
+                                              corners[3].vec3(), resolution, resolution, fixed, diagonals);
+    } else {
+        body = patch(info, params.vec3("center", btVector3(0, 0, 0)), btScalar(params.positiveNumber("halfSize", 8)),
+                     resolution, resolution, fixed, diagonals);
+    }
+    context.content.addSoftBody(body);
     if (params.has("margin")) body->getCollisionShape()->setMargin(btScalar(params.at("margin").number()));
     if (params.has("bendingDistance")) {
         addBending(*body, params.at("bendingDistance").positiveInt(), btScalar(params.number("bendingStiffness", 0.4)));
     }
+    if (params.has("positionIterations")) body->m_cfg.piterations = params.at("positionIterations").positiveInt();
     body->setTotalMass(btScalar(params.positiveNumber("mass", 150)));
 }
 
@@ -80,6 +93,8 @@ void generateRopes(const JsonReader& params, GeneratorContext& context) {
     const btScalar stiffnessLow = btScalar(params.number("stiffnessFirst", 0.1));
     const btScalar stiffnessHigh = btScalar(params.number("stiffnessLast", 1.0));
     const btScalar mass = btScalar(params.positiveNumber("mass", 20));
+    const bool hasMargin = params.has("margin");
+    const btScalar margin = hasMargin ? btScalar(params.at("margin").number()) : 0;
     for (int i = 0; i < count; ++i) {
         const btVector3 offset = step * btScalar(i);
         btSoftBody* rope = context.content.addSoftBody(
@@ -87,6 +102,7 @@ void generateRopes(const JsonReader& params, GeneratorContext& context) {
         rope->m_cfg.piterations = iterations;
         const btScalar t = count > 1 ? btScalar(i) / btScalar(count - 1) : 0;
         rope->m_materials[0]->m_kLST = stiffnessLow + t * (stiffnessHigh - stiffnessLow);
+        if (hasMargin) rope->getCollisionShape()->setMargin(margin);
         rope->setTotalMass(mass);
     }
 }

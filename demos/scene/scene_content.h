@@ -18,8 +18,8 @@ namespace bulletgpu::demo {
 class SceneScript {
 public:
     virtual ~SceneScript() = default;
-    /// Runs before stepSimulation.
-    virtual void beforeStep(btDiscreteDynamicsWorld&) {}
+    /// Runs before each internal step of the world, which lasts timeStep seconds.
+    virtual void beforeStep(btDiscreteDynamicsWorld& /*world*/, btScalar /*timeStep*/) {}
     /// Runs after stepSimulation.
     virtual void afterStep(btDiscreteDynamicsWorld&) {}
     /// Rays that hit something in the last afterStep (0 for scripts that cast none).

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Zlib
 #include "demos/common/narrow_factory.h"
+#include "demos/common/soft_solver_factory.h"
 #include "demos/scene/generator.h"
 #include "demos/scene/json_reader.h"
 #include "demos/scene/scene_content.h"
@@ -20,6 +21,7 @@ namespace {
 struct WorldSettings {
     bool soft = false;
     std::string narrow = "bullet";
+    std::string softSolver = "bullet";
     btVector3 gravity{0, -10, 0};
     btScalar timeStep = btScalar(1) / btScalar(60);
     int maxSubSteps = 1;
@@ -95,6 +97,7 @@ public:
             m_configuration = std::make_unique<btDefaultCollisionConfiguration>();
         }
         if (!options.narrow.empty()) m_settings.narrow = options.narrow;
+        if (!options.softSolver.empty()) m_settings.softSolver = options.softSolver;
         try {
             m_dispatcher = makeTimedDispatcher(m_settings.narrow, m_configuration.get(), m_narrowphaseClock);
         } catch (const std::exception& error) {
@@ -122,8 +125,13 @@ public:
             std::make_unique<TimedBroadphase>(makeBroadphase(m_settings.boundsMin, m_settings.boundsMax, maxProxies));
         m_solver = std::make_unique<TimedSolver>();
         if (m_settings.soft) {
-            auto softWorld = std::make_unique<btSoftRigidDynamicsWorld>(m_dispatcher.get(), m_broadphase.get(),
-                                                                        m_solver.get(), m_configuration.get());
+            try {
+                m_softSolver = makeSoftSolver(m_settings.softSolver);
+            } catch (const std::exception& error) {
+                throw std::runtime_error(path + ": " + error.what());
+            }
+            auto softWorld = std::make_unique<btSoftRigidDynamicsWorld>(
+                m_dispatcher.get(), m_broadphase.get(), m_solver.get(), m_configuration.get(), m_softSolver.get());
             m_softWorld = softWorld.get();
             m_world = std::move(softWorld);
             m_softInfo->m_broadphase = m_broadphase.get();
@@ -158,6 +166,8 @@ public:
     btCollisionDispatcher& dispatcher() override { return *m_dispatcher; }
     PhaseClock& narrowphaseClock() override { return m_narrowphaseClock; }
     const std::string& narrowPhase() const override { return m_settings.narrow; }
+    const std::string& softSolver() const override { return m_settings.softSolver; }
+    SoftBodySolver* bulletgpuSoftSolver() override { return dynamic_cast<SoftBodySolver*>(m_softSolver.get()); }
     TimedSolver& solver() override { return *m_solver; }
     const CameraSpec& camera() const override { return m_camera; }
     int defaultSteps() const override { return m_steps; }
@@ -196,10 +206,10 @@ public:
     }
 
 private:
-    static void runScriptsBeforeStep(btDynamicsWorld* world, btScalar) {
+    static void runScriptsBeforeStep(btDynamicsWorld* world, btScalar timeStep) {
         auto* self = static_cast<FileSceneWorld*>(world->getWorldUserInfo());
         for (const std::unique_ptr<SceneScript>& script : self->m_content->scripts())
-            script->beforeStep(*self->m_world);
+            script->beforeStep(*self->m_world, timeStep);
     }
 
     static void runScriptsAfterStep(btDynamicsWorld* world, btScalar) {
@@ -216,6 +226,11 @@ private:
         settings.narrow = spec.string("narrow", settings.narrow);
         if (!isNarrowPhaseName(settings.narrow)) {
             spec.at("narrow").fail("unknown narrow phase '" + settings.narrow + "' (" + narrowPhaseNameList() + ")");
+        }
+        settings.softSolver = spec.string("softSolver", settings.softSolver);
+        if (!isSoftSolverName(settings.softSolver)) {
+            spec.at("softSolver")
+                .fail("unknown soft-body solver '" + settings.softSolver + "' (" + softSolverNameList() + ")");
         }
         settings.gravity = spec.vec3("gravity", settings.gravity);
         settings.timeStep = btScalar(spec.positiveNumber("timeStep", settings.timeStep));
@@ -272,6 +287,7 @@ private:
     std::unique_ptr<SceneContent> m_content;
     std::unique_ptr<TimedBroadphase> m_broadphase;
     std::unique_ptr<TimedSolver> m_solver;
+    std::unique_ptr<btSoftBodySolver> m_softSolver; // null: the world's own btDefaultSoftBodySolver
     std::unique_ptr<btDiscreteDynamicsWorld> m_world;
     btSoftRigidDynamicsWorld* m_softWorld = nullptr;
 };

@@ -13,6 +13,10 @@
 
 class btSoftRigidDynamicsWorld;
 
+namespace bulletgpu {
+class SoftBodySolver;
+} // namespace bulletgpu
+
 namespace bulletgpu::demo {
 
 /// Makes the broadphase a scene runs on. It is given a box that contains the scene for its whole
@@ -29,6 +33,9 @@ struct SceneLoadOptions {
     /// The narrow phase for mesh pairs (a name from narrowPhaseNames(): bullet, bulletgpu,
     /// bulletgpu-cpu, bulletgpu-cuda); empty takes the scene file's "world.narrow".
     std::string narrow;
+    /// The soft-body solver of soft scenes (a name from softSolverNames(): bullet, bulletgpu,
+    /// bulletgpu-cpu, bulletgpu-cuda); empty takes the scene file's "world.softSolver".
+    std::string softSolver;
 };
 
 /// A Bullet world built from a scene file, with everything it owns (shapes, bodies, constraints,
@@ -53,6 +60,12 @@ public:
     virtual PhaseClock& narrowphaseClock() = 0;
     /// The narrow phase's name (bullet, bulletgpu, bulletgpu-cpu or bulletgpu-cuda).
     virtual const std::string& narrowPhase() const = 0;
+    /// The soft-body solver's name (bullet, bulletgpu, bulletgpu-cpu or bulletgpu-cuda); bullet in
+    /// rigid scenes.
+    virtual const std::string& softSolver() const = 0;
+    /// The bulletgpu::SoftBodySolver the soft world runs on, or nullptr when it runs on Bullet's
+    /// own btDefaultSoftBodySolver (or the scene is rigid).
+    virtual SoftBodySolver* bulletgpuSoftSolver() = 0;
     /// The world's constraint solver; it times solving.
     virtual TimedSolver& solver() = 0;
     /// The camera the scene file asks for.

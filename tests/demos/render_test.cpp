@@ -12,6 +12,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <functional>
@@ -322,6 +324,19 @@ TEST_CASE("Render: cloth and rope soft bodies are drawn", "[render][soft]") {
     const Image clothOnly = renderer.render(world, camera);
     CHECK(differingPixels(clothOnly, sky) > kWidth * kHeight / 10);
     CHECK(clothOnly.at(kWidth / 2, kHeight / 2) != sky.at(kWidth / 2, kHeight / 2));
+
+    // Seen from below, the cloth shows its other side in another colour.
+    CameraSpec below = camera;
+    below.eye = btVector3(0, -8, 12);
+    const Image underside = renderer.render(world, below);
+    // Not only shaded differently: the colour's hue differs (its channels in other proportions).
+    const auto proportions = [](const Rgb& pixel) {
+        const double sum = std::max(1.0, double(pixel.r) + pixel.g + pixel.b);
+        return std::array<double, 3>{pixel.r / sum, pixel.g / sum, pixel.b / sum};
+    };
+    const std::array<double, 3> top = proportions(clothOnly.at(kWidth / 2, kHeight / 2));
+    const std::array<double, 3> under = proportions(underside.at(kWidth / 2, kHeight / 2));
+    CHECK(std::max({std::abs(top[0] - under[0]), std::abs(top[1] - under[1]), std::abs(top[2] - under[2])}) > 0.1);
 
     world.addSoftBody(rope.get());
     const Image& both = renderer.render(world, camera);

@@ -93,7 +93,7 @@ const char* const cMinimalWorld = R"("world": {"bounds": {"min": [-10, -10, -10]
 
 TEST_CASE("every scene file loads and steps on every CPU broadphase", "[scene]") {
     const std::vector<std::string> files = sceneFiles();
-    REQUIRE(files.size() >= 21);
+    REQUIRE(files.size() >= 25);
     for (const std::string& file : files) {
         for (const std::string& broadphase : bulletgpu::demo::cpuBroadphaseNames()) {
             DYNAMIC_SECTION(file << " on " << broadphase) {
@@ -298,6 +298,14 @@ TEST_CASE("malformed scene files name the file and the field", "[scene]") {
         {"obj.json", head + R"("objects": [{"type": "mesh", "file": "no_such_mesh.obj"}]})",
          "objects[0].file: cannot read OBJ file"},
         {"soft.json", head + R"("objects": [{"type": "ropes"}]})", "objects[0].type: soft-body generator"},
+        {"soft_solver.json",
+         R"({"name": "x", "description": "y", "world": {"type": "soft", "softSolver": "verlet",
+            "bounds": {"min": [-1, -1, -1], "max": [1, 1, 1]}}, "objects": []})",
+         "world.softSolver: unknown soft-body solver 'verlet'"},
+        {"corners.json",
+         R"({"name": "x", "description": "y", "world": {"type": "soft", "bounds": {"min": [-1, -1, -1], "max": [1, 1, 1]}},
+            "objects": [{"type": "cloth_patch", "corners": [[0, 0, 0], [1, 0, 0], [0, 0, 1]]}]})",
+         "objects[0].corners: expected 4 corners"},
         {"bounds.json",
          R"({"name": "x", "description": "y", "world": {"bounds": {"min": [0, 0, 0], "max": [0, 1, 1]}}, "objects": []})",
          "world.bounds: expected min < max"},

@@ -243,11 +243,11 @@ std::int8_t SoftRigidContacts::collideNode(const Touch& touch, std::uint32_t nod
     };
     // The side kept: a closed mesh's outside; on an open one the side remembered from the last
     // step, or else the side of the closest triangle's winding that m_q lies on.
+    std::size_t closest = begin;
+    for (std::size_t k = begin; k < end; ++k)
+        if (std::fabs(m_contacts[k].distance) < std::fabs(m_contacts[closest].distance)) closest = k;
     std::int8_t side = g.twoSided ? remembered : 1;
     if (side == 0) {
-        std::size_t closest = begin;
-        for (std::size_t k = begin; k < end; ++k)
-            if (std::fabs(m_contacts[k].distance) < std::fabs(m_contacts[closest].distance)) closest = k;
         const std::uint32_t triangle = m_contacts[closest].triangle;
         const btVector3 a = corner(triangle, 0);
         btVector3 winding;
@@ -261,8 +261,10 @@ std::int8_t SoftRigidContacts::collideNode(const Touch& touch, std::uint32_t nod
     for (std::size_t k = begin; k < end; ++k) {
         const PointContact& pc = m_contacts[k];
         SoftRigidCandidate candidate;
+        // Lying straight behind a face counts as being inside only for the closest triangle: a node
+        // over a thin part (an ear) lies straight behind the far side's faces too.
         if (!candidateOf(n, btVector3(pc.onMesh[0], pc.onMesh[1], pc.onMesh[2]), corner(pc.triangle, 0),
-                         corner(pc.triangle, 1), corner(pc.triangle, 2), side, settled, candidate))
+                         corner(pc.triangle, 1), corner(pc.triangle, 2), side, settled && k == closest, candidate))
             continue;
         m_candidates.push_back(candidate);
         if (held) {
@@ -369,14 +371,14 @@ void SoftRigidContacts::keepSides() {
     };
     for (int pass = 0; pass < cSidePasses; ++pass) {
         for (const NodeSides& node : m_nodeSides) {
-            // Behind a triangle, straight over it or through it since the step's start.
+            // Behind a triangle it went through since the step's start (lying straight behind a
+            // triangle says nothing over a thin part: the closest point below decides that).
             for (std::uint32_t t = node.first; t < node.first + node.count; ++t) {
                 const SideTriangle& tri = m_sideTriangles[t];
                 const btVector3& x = node.node->m_x;
                 const btVector3* p = tri.corners;
                 const btScalar behind = tri.face.dot(p[0] - x);
-                if (behind > 0 &&
-                    (overTriangle(x, p[0], p[1], p[2], tri.face) || crosses(node.start, x, p[0], p[1], p[2], tri.face)))
+                if (behind > 0 && crosses(node.start, x, p[0], p[1], p[2], tri.face))
                     push(*node.body, *node.node, tri.face, behind);
             }
             // Behind the closest point's normal (an edge, a vertex).

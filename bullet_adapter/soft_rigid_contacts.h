@@ -55,12 +55,14 @@ public:
     /// the mesh's margin of a triangle gets a contact towards the side it keeps: a closed mesh's
     /// outside; on an open mesh the side of the winding remembered while the node stays in reach,
     /// else the side its step-start position m_q is on. A node whose segment from m_q to m_x
-    /// crosses a triangle gets a negative distance.
+    /// crosses a triangle gets a negative distance, and so does one lying straight behind the
+    /// face of a closed mesh (or of a settled side) that is its closest triangle: over a part
+    /// thinner than the reach a node lies straight behind the far side's faces too.
     void generate();
 
     /// After Bullet's solve: moves every node that ended on the wrong side of the triangles it
-    /// had in reach (behind a triangle straight over it or that it went through since the step's
-    /// start, or behind the normal at its closest
+    /// had in reach (behind a triangle it went through since the step's start, or behind the
+    /// normal at its closest
     /// point: a face's, an edge's two faces', a vertex's fan; on the side it keeps, see generate;
     /// boundary edges excepted) or behind the plane of a penetrating contact back in front of it,
     /// and changes its velocity by the move over the step (pinned nodes stay).

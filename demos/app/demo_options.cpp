@@ -81,30 +81,27 @@ void checkBroadphaseName(const std::string& name) {
                                 "optionally with -k<slabs>, e.g. bulletgpu-cpu-k2)");
 }
 
-std::vector<std::string> readNarrowPhases(const std::string& text) {
+/// The names of a --narrow or --soft-solver value: compare (bullet, then bulletgpu) or a
+/// comma-separated list of `known` names, each a `what` ("narrow phase"); `plural` names them in
+/// the error for an empty list.
+std::vector<std::string> readChoices(const std::string& text, const std::string& option, const std::string& what,
+                                     const std::string& plural, const std::vector<std::string>& known) {
     if (text == "compare") return {"bullet", "bulletgpu"};
     std::vector<std::string> names = splitList(text);
-    if (names.empty()) throw std::invalid_argument("--narrow needs narrow-phase names");
+    if (names.empty()) throw std::invalid_argument(option + " needs " + plural);
     for (const std::string& name : names) {
-        if (!isNarrowPhaseName(name)) {
-            throw std::invalid_argument("unknown narrow phase '" + name + "' (" + narrowPhaseNameList() +
-                                        ", or compare)");
-        }
+        if (!holdsName(known, name))
+            throw std::invalid_argument("unknown " + what + " '" + name + "' (" + joinedNames(known) + ", or compare)");
     }
     return names;
 }
 
+std::vector<std::string> readNarrowPhases(const std::string& text) {
+    return readChoices(text, "--narrow", "narrow phase", "narrow-phase names", narrowPhaseNames());
+}
+
 std::vector<std::string> readSoftSolvers(const std::string& text) {
-    if (text == "compare") return {"bullet", "bulletgpu"};
-    std::vector<std::string> names = splitList(text);
-    if (names.empty()) throw std::invalid_argument("--soft-solver needs soft-body solver names");
-    for (const std::string& name : names) {
-        if (!isSoftSolverName(name)) {
-            throw std::invalid_argument("unknown soft-body solver '" + name + "' (" + softSolverNameList() +
-                                        ", or compare)");
-        }
-    }
-    return names;
+    return readChoices(text, "--soft-solver", "soft-body solver", "soft-body solver names", softSolverNames());
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "demos/common/name_list.h"
 #include "demos/common/phase_timers.h"
 
 #include <bulletgpu/CollisionDispatcher.h>
@@ -21,19 +22,10 @@ inline const std::vector<std::string>& narrowPhaseNames() {
 }
 
 /// Whether a demo can make a narrow phase of this name.
-inline bool isNarrowPhaseName(const std::string& name) {
-    for (const std::string& known : narrowPhaseNames()) {
-        if (name == known) return true;
-    }
-    return false;
-}
+inline bool isNarrowPhaseName(const std::string& name) { return holdsName(narrowPhaseNames(), name); }
 
 /// The names narrowPhaseNames() holds, comma-separated, for error messages.
-inline std::string narrowPhaseNameList() {
-    std::string list;
-    for (const std::string& name : narrowPhaseNames()) list += (list.empty() ? "" : ", ") + name;
-    return list;
-}
+inline std::string narrowPhaseNameList() { return joinedNames(narrowPhaseNames()); }
 
 /// Makes the world's dispatcher for a narrow-phase name, timed into clock. Throws
 /// std::invalid_argument for an unknown name (and bulletgpu::CollisionDispatcher's

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "demos/common/name_list.h"
+
 #include <bulletgpu/SoftBodySolver.h>
 
 #include <memory>
@@ -20,19 +22,10 @@ inline const std::vector<std::string>& softSolverNames() {
 }
 
 /// Whether a demo can make a soft-body solver of this name.
-inline bool isSoftSolverName(const std::string& name) {
-    for (const std::string& known : softSolverNames()) {
-        if (name == known) return true;
-    }
-    return false;
-}
+inline bool isSoftSolverName(const std::string& name) { return holdsName(softSolverNames(), name); }
 
 /// The names softSolverNames() holds, comma-separated, for error messages.
-inline std::string softSolverNameList() {
-    std::string list;
-    for (const std::string& name : softSolverNames()) list += (list.empty() ? "" : ", ") + name;
-    return list;
-}
+inline std::string softSolverNameList() { return joinedNames(softSolverNames()); }
 
 /// Makes the soft-body solver of a name: null for bullet (btSoftRigidDynamicsWorld then makes
 /// its own btDefaultSoftBodySolver, as without a solver argument), a bulletgpu::SoftBodySolver

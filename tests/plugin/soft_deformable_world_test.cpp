@@ -88,19 +88,7 @@ int twistedStrip(bool ours, int steps, const TwistedStrip& shape, int bruteEvery
     DeformableClothWorld world(ours, oneThread());
     btSoftBody* strip = world.addPatch(shape.corner(0), shape.corner(1), shape.corner(2), shape.corner(3), shape.along,
                                        shape.across, 0.02f, btScalar(cNodeMass * shape.along * shape.across));
-    const std::vector<int> moving = shape.hold(*strip);
-    IntersectionCounter counter(*strip);
-    int stepsWithIntersections = 0;
-    mismatches = 0;
-    for (int step = 1; step <= steps; ++step) {
-        shape.drive(*strip, moving, step, cStep);
-        world.world().stepSimulation(btScalar(cStep), 0);
-        const std::size_t found = counter.count(*strip);
-        if (found > 0) ++stepsWithIntersections;
-        if (bruteEvery > 0 && step % bruteEvery == 0 && bulletgpu::test::bruteForceIntersections(*strip) != found)
-            ++mismatches;
-    }
-    return stepsWithIntersections;
+    return bulletgpu::test::stepTwistedStrip(world.world(), *strip, shape, steps, cStep, bruteEvery, mismatches);
 }
 
 } // namespace

@@ -18,7 +18,6 @@ namespace {
 using bulletgpu::SoftBodySolver;
 using bulletgpu::SoftCollisionConfig;
 using bulletgpu::test::ClothWorld;
-using bulletgpu::test::IntersectionCounter;
 using bulletgpu::test::TwistedStrip;
 
 /// Steps the strip of `shape` (margin 0.02) for `steps` steps of 1/60 s; returns the steps after
@@ -30,20 +29,7 @@ int twistedStrip(bool ours, int steps, const TwistedStrip& shape, int bruteEvery
     ClothWorld world(ours ? std::make_unique<SoftBodySolver>(config) : nullptr);
     btSoftBody* strip = world.addPatch(shape.corner(0), shape.corner(1), shape.corner(2), shape.corner(3), shape.along,
                                        0, 0.02f, shape.across);
-    const std::vector<int> moving = shape.hold(*strip);
-    IntersectionCounter counter(*strip);
-    int stepsWithIntersections = 0;
-    mismatches = 0;
-    const double dt = 1.0 / 60;
-    for (int step = 1; step <= steps; ++step) {
-        shape.drive(*strip, moving, step, dt);
-        world.world().stepSimulation(btScalar(dt), 0);
-        const std::size_t found = counter.count(*strip);
-        if (found > 0) ++stepsWithIntersections;
-        if (bruteEvery > 0 && step % bruteEvery == 0 && bulletgpu::test::bruteForceIntersections(*strip) != found)
-            ++mismatches;
-    }
-    return stepsWithIntersections;
+    return bulletgpu::test::stepTwistedStrip(world.world(), *strip, shape, steps, 1.0 / 60, bruteEvery, mismatches);
 }
 
 } // namespace

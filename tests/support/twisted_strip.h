@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "support/cloth_scene.h"
+
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <cmath>
@@ -47,5 +49,25 @@ struct TwistedStrip {
         }
     }
 };
+
+/// Holds `strip` (made with `shape`) and steps `world` `steps` times by `dt`, driving the moving
+/// edge; returns the steps after which some pair of triangles sharing no vertex met, counted by
+/// the engine's discrete query (and by brute force every `bruteEvery` steps; the steps where they
+/// disagree go to `mismatches`).
+inline int stepTwistedStrip(btDynamicsWorld& world, btSoftBody& strip, const TwistedStrip& shape, int steps, double dt,
+                            int bruteEvery, int& mismatches) {
+    const std::vector<int> moving = shape.hold(strip);
+    IntersectionCounter counter(strip);
+    int stepsWithIntersections = 0;
+    mismatches = 0;
+    for (int step = 1; step <= steps; ++step) {
+        shape.drive(strip, moving, step, dt);
+        world.stepSimulation(btScalar(dt), 0);
+        const std::size_t found = counter.count(strip);
+        if (found > 0) ++stepsWithIntersections;
+        if (bruteEvery > 0 && step % bruteEvery == 0 && bruteForceIntersections(strip) != found) ++mismatches;
+    }
+    return stepsWithIntersections;
+}
 
 } // namespace bulletgpu::test

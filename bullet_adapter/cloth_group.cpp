@@ -10,7 +10,7 @@ namespace {
 
 constexpr std::uint32_t cNoMember = ~0u;
 
-/// Appends `source` to `target` from position `at` (resized as needed).
+/// Copies `source` into `target` from position `at` (sized by rebuild).
 void copyInto(std::vector<double>& target, std::size_t at, const std::vector<double>& source) {
     std::copy(source.begin(), source.end(), target.begin() + static_cast<std::ptrdiff_t>(at));
 }
@@ -67,9 +67,12 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes) {
 }
 
 void ClothGroup::rebuild() {
-    const bool same = m_built.size() == m_members.size() &&
-                      std::equal(m_members.begin(), m_members.end(), m_built.begin(),
-                                 [](const ClothMesh* c, const btSoftBody* b) { return c->body == b; });
+    const bool same =
+        m_built.size() == m_members.size() &&
+        std::equal(m_members.begin(), m_members.end(), m_built.begin(), [](const ClothMesh* c, const Built& b) {
+            return c->body == b.body && c->nodeCount == b.nodes && c->faceCount == b.faces &&
+                   c->thickness == b.thickness;
+        });
     if (same) return;
     m_built.clear();
     m_vertexOffset.clear();
@@ -79,7 +82,7 @@ void ClothGroup::rebuild() {
     m_group.thickness = m_members.front()->thickness;
     m_group.started = true;
     for (const ClothMesh* cloth : m_members) {
-        m_built.push_back(cloth->body);
+        m_built.push_back(Built{cloth->body, cloth->nodeCount, cloth->faceCount, cloth->thickness});
         m_vertexOffset.push_back(m_group.nodeCount);
         m_faceOffset.push_back(m_group.faceCount);
         m_edgeOffset.push_back(static_cast<std::uint32_t>(m_group.features.edges.size() / 2));

@@ -37,9 +37,16 @@ private:
     /// Rebuilds the group's topology when its members changed.
     void rebuild();
 
-    ClothMesh m_group;                         ///< The members as one mesh (body null).
-    std::vector<ClothMesh*> m_members;         ///< Started cloths, in the world's order.
-    std::vector<const btSoftBody*> m_built;    ///< Members the topology was built for.
+    ClothMesh m_group;                 ///< The members as one mesh (body null).
+    std::vector<ClothMesh*> m_members; ///< Started cloths, in the world's order.
+    /// What the topology was built for: a member's body, nodes, faces and thickness.
+    struct Built {
+        const btSoftBody* body;
+        std::uint32_t nodes;
+        std::uint32_t faces;
+        double thickness;
+    };
+    std::vector<Built> m_built;                ///< Members the topology was built for.
     std::vector<std::uint32_t> m_vertexOffset; ///< First vertex of each member.
     std::vector<std::uint32_t> m_faceOffset;   ///< First face of each member.
     std::vector<std::uint32_t> m_edgeOffset;   ///< First edge of each member.

@@ -183,14 +183,19 @@ double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& 
             .distanceSquared);
 }
 
+double positionRounding(const double* a, const double* b, std::size_t count) {
+    double largest = 0;
+    for (std::size_t i = 0; i < count; ++i) largest = std::max({largest, std::fabs(a[i]), std::fabs(b[i])});
+    return 0x1p-14 * (1 + largest);
+}
+
 bool slowStepClearsEta(const SelfCollisionMesh& mesh, const ContinuousOptions& options) {
     if (!options.queried || mesh.vertexCount == 0) return false;
-    double largest = 0;
-    for (std::size_t i = 0; i < 3 * std::size_t(mesh.vertexCount); ++i)
-        largest = std::max({largest, std::fabs(mesh.end[i]), std::fabs(options.queried[i]), std::fabs(mesh.start[i])});
+    const std::size_t coordinates = 3 * std::size_t(mesh.vertexCount);
     const double projected = largestRelativeMove(options.queried, mesh.end, mesh.vertexCount);
     const double moved = largestRelativeMove(mesh.start, mesh.end, mesh.vertexCount);
-    const double rounding = 0x1p-14 * (1 + largest);
+    const double rounding = std::max(positionRounding(mesh.end, options.queried, coordinates),
+                                     positionRounding(mesh.start, mesh.start, coordinates));
     const double bound = std::min(options.nearest, options.queryDistance) - 2 * projected - 2 * moved - rounding;
     return std::isfinite(bound) && bound > options.eta;
 }

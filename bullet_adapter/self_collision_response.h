@@ -71,6 +71,10 @@ struct ContinuousResult {
 /// translation that makes it least: the centre of the moves' bounding box.
 double largestRelativeMove(const double* from, const double* to, std::uint32_t vertexCount);
 
+/// The float rounding allowance of the engine's distances for positions up to the largest
+/// magnitude in the `count` coordinates of `a` and `b`: 2^-14 (1 + that magnitude).
+double positionRounding(const double* a, const double* b, std::size_t count);
+
 /// Distance of the features of `pair` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b of
 /// mesh.edges) at `positions` (x, y, z per vertex of the mesh).
 double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, const double* positions);

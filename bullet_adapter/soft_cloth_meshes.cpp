@@ -140,10 +140,7 @@ namespace {
 /// rounding) and has come at most twice the largest relative move of a vertex closer.
 bool listStillHolds(const ClothMesh& cloth) {
     if (!cloth.listValid) return false;
-    double largest = 0;
-    for (std::size_t i = 0; i < cloth.end.size(); ++i)
-        largest = std::max({largest, std::fabs(cloth.end[i]), std::fabs(cloth.listed[i])});
-    const double rounding = 0x1p-14 * (1 + largest);
+    const double rounding = positionRounding(cloth.end.data(), cloth.listed.data(), cloth.end.size());
     const double moved = largestRelativeMove(cloth.listed.data(), cloth.end.data(), cloth.nodeCount);
     return cloth.reach - 2 * moved - rounding > cloth.thickness;
 }
@@ -195,7 +192,7 @@ void SoftClothMeshes::findPairs(double reachFraction) {
             continue;
         }
         if (!(c.distance < cloth.reach)) continue;
-        cloth.candidates.push_back(pair);
+        if (cloth.listValid) cloth.candidates.push_back(pair);
         if (!(c.distance < cloth.thickness)) continue;
         if (std::binary_search(cloth.excluded.begin(), cloth.excluded.end(), pair, featurePairBefore)) continue;
         cloth.pairs.push_back(pair);

@@ -324,6 +324,7 @@ private:
     std::map<std::uint64_t, BvttFront> m_fronts;                         ///< Key meshA << 32 | meshB.
     std::map<std::uint64_t, ProximityFront> m_proximityFronts;           ///< Key meshA << 32 | meshB.
     std::vector<CacheLinePadded<ProximityThreadOut>> m_proximityThreads; ///< Contact-query outputs.
+    std::vector<ProximityContact> m_proximityMerge[2];                   ///< Merges of the threads' sorted contacts.
     /// Where one query's contacts lie when queries run one per thread.
     struct QueryRange {
         int thread = 0;        ///< The thread that ran it.

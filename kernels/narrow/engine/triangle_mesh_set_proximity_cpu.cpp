@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Zlib
 // TriangleMeshSet's contact query and points-against-mesh query on the host: trees with grown
 // leaf boxes over the meshes' topologies, candidates from FrontTraversal (a walk or a kept
-// front), the per-element tests of candidate_proximity.h on OpenMP threads, then one sort. On
-// the CUDA backend both queries run on the device engine, to which this file hands the
-// features, welds and queries.
+// front), the per-element tests of candidate_proximity.h on OpenMP threads, each thread's
+// contacts sorted and the parts merged. On the CUDA backend both queries run on the device
+// engine, to which this file hands the features, welds and queries.
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/geometry/candidate_proximity.h"
@@ -20,6 +20,8 @@ namespace {
 
 /// Below this many candidates or points the tests run on one thread.
 constexpr std::int64_t cParallelProximity = 256;
+/// Candidates a thread takes at a time in the contact query's tests.
+constexpr std::int64_t cProximityChunk = 1024;
 /// From this many queries in a batch, the queries run one per thread (each walked and tested on
 /// one thread): a batch of many small mesh pairs would otherwise open a team per query.
 constexpr std::uint32_t cQueriesPerThreadFrom = 8;
@@ -182,25 +184,31 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
     const ProximityMeshView a = proximityViewOf(views.a, views.self, options);
     const ProximityMeshView b = proximityViewOf(views.b, views.self, options);
     const double distance = options.distance;
+    for (int t = 0; t < team; ++t) m_proximityThreads[t].value.contacts.clear();
+        // Chunks handed out as threads free up (the cost of a candidate varies by region), each
+        // thread's contacts sorted on that thread, then merged: the same order whoever tested what.
 #pragma omp parallel num_threads(team)
     {
-        const int t = omp_get_thread_num(), size = omp_get_num_threads();
-        std::vector<ProximityContact>& out = m_proximityThreads[t].value.contacts;
-        out.clear();
+        std::vector<ProximityContact>& out = m_proximityThreads[omp_get_thread_num()].value.contacts;
         AppendTo<ProximityContact> emit{out};
-        const std::int64_t lo = count * t / size, hi = count * (t + 1) / size;
-        for (std::int64_t i = lo; i < hi; ++i) {
+#pragma omp for schedule(dynamic, cProximityChunk) nowait
+        for (std::int64_t i = 0; i < count; ++i) {
             const std::uint32_t ta = leafTriangle(views.a.nodes[candidates[i].leaf]);
             const std::uint32_t tb = leafTriangle(views.b.nodes[candidates[i].node]);
             candidateProximity(a, ta, b, tb, views.self, distance, emit);
         }
+        std::sort(out.begin(), out.end(), ProximityOrder{});
     }
-    const std::size_t first = contacts.size();
-    for (int t = 0; t < team; ++t) {
+    // The first part merged with each next one, the last merge into `contacts`.
+    const std::vector<ProximityContact>* merged = &m_proximityThreads[0].value.contacts;
+    for (int t = 1; t < team; ++t) {
         const std::vector<ProximityContact>& part = m_proximityThreads[t].value.contacts;
-        contacts.insert(contacts.end(), part.begin(), part.end());
+        std::vector<ProximityContact>& into = m_proximityMerge[t % 2];
+        into.resize(merged->size() + part.size());
+        std::merge(merged->begin(), merged->end(), part.begin(), part.end(), into.begin(), ProximityOrder{});
+        merged = &into;
     }
-    std::sort(contacts.begin() + static_cast<std::ptrdiff_t>(first), contacts.end(), ProximityOrder{});
+    contacts.insert(contacts.end(), merged->begin(), merged->end());
 }
 
 void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* queries, const ProximityOptions& options,

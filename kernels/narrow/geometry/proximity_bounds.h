@@ -86,10 +86,14 @@ BULLETGPU_HD FeatureExtent extentOf(const Vec3d* points, int count) {
     return e;
 }
 
-/// The largest |coordinate| of an extent.
+/// The larger of a and b; b when a is NaN, a when b is (fmax's choice when one is NaN, inline
+/// where the compiler would call fmax).
+BULLETGPU_HD double largerOf(double a, double b) { return a > b || b != b ? a : b; }
+
+/// The largest |coordinate| of an extent (NaN coordinates ignored, as fmax ignores them).
 BULLETGPU_HD double extentMagnitude(const FeatureExtent& e) {
     double m = 0;
-    for (int k = 0; k < 3; ++k) m = fmax(m, fmax(fabs(e.lo[k]), fabs(e.hi[k])));
+    for (int k = 0; k < 3; ++k) m = largerOf(largerOf(m, fabs(e.lo[k])), fabs(e.hi[k]));
     return m;
 }
 

@@ -66,6 +66,23 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes) {
     return true;
 }
 
+void ClothGroup::crossVertexFaces(std::vector<CrossVertexFace>& out) const {
+    // The member holding group vertex (face) g: the last whose first vertex (face) is <= g.
+    const auto memberOf = [](const std::vector<std::uint32_t>& firsts, std::uint32_t g) {
+        return static_cast<std::size_t>(std::upper_bound(firsts.begin(), firsts.end(), g) - firsts.begin()) - 1;
+    };
+    for (const CcdFeaturePair& p : m_crossPairs) {
+        if (p.kind != CcdFeatureKind::VertexFace) continue;
+        const std::size_t nodeMember = memberOf(m_vertexOffset, p.a), faceMember = memberOf(m_faceOffset, p.b);
+        out.push_back(CrossVertexFace{m_members[nodeMember], p.a - m_vertexOffset[nodeMember], m_members[faceMember],
+                                      p.b - m_faceOffset[faceMember]});
+    }
+}
+
+bool ClothGroup::isMember(const btSoftBody* body) const {
+    return std::any_of(m_members.begin(), m_members.end(), [&](const ClothMesh* c) { return c->body == body; });
+}
+
 void ClothGroup::rebuild() {
     const bool same =
         m_built.size() == m_members.size() &&

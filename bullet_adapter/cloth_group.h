@@ -13,6 +13,14 @@
 
 namespace bulletgpu {
 
+/// A vertex-face pair between two cloths of a group, in the cloths' own numbering.
+struct CrossVertexFace {
+    ClothMesh* nodeCloth; ///< The node's cloth.
+    std::uint32_t node;   ///< The node.
+    ClothMesh* faceCloth; ///< The face's cloth.
+    std::uint32_t face;   ///< The face.
+};
+
 /// Two or more cloths of one thickness, answered as one mesh.
 class ClothGroup {
 public:
@@ -22,6 +30,16 @@ public:
     /// findPairs queried), in one batch of pair queries; their distances join the group's
     /// nearest for the continuous stage's skip.
     bool prepare(SoftClothMeshes& meshes);
+
+    /// Appends to `out` the vertex-face pairs between different members found by the last
+    /// prepare that returned true, in the order it found them.
+    void crossVertexFaces(std::vector<CrossVertexFace>& out) const;
+
+    /// The members' thickness (that of the last prepare that returned true).
+    double thickness() const { return m_group.thickness; }
+
+    /// True when `body` is a member of the last prepare that returned true.
+    bool isMember(const btSoftBody* body) const;
 
     /// Copies the members' step buffers (start, end, inverse masses, queried positions) and
     /// pairs into the group's mesh, with the pairs between cloths, and returns it.

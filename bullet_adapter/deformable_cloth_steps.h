@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "bullet_adapter/cloth_group.h"
 #include "bullet_adapter/soft_cloth_meshes.h"
+
+#include <vector>
 
 /// A cloth's step in Bullet's deformable world (btDeformableMultiBodyDynamicsWorld) on the flat
 /// buffers of the cloths' self-collision: that world moves the nodes only at the very end of a
@@ -24,6 +27,14 @@ void predictClothEnd(ClothMesh& cloth, double dt);
 /// collision object. Pairs whose face has no normal (zero area) are left out; returns how many
 /// were appended.
 std::size_t appendFaceNodeContacts(ClothMesh& cloth);
+
+/// Appends, for each pair of `pairs` (vertex-face pairs between two cloths, ClothGroup), one
+/// DeformableFaceNodeContact to the node's body's m_faceNodeContacts, as Bullet's CollideVF_DD
+/// makes them between two bodies: built as appendFaceNodeContacts builds them, with margin =
+/// `thickness`, friction = the product of the two bodies' kDF and the face's body as the
+/// collision object; as CollideVF_DD, none for a held node (m_im 0) against a face with a held
+/// node. Returns how many were appended.
+std::size_t appendCrossFaceNodeContacts(const std::vector<CrossVertexFace>& pairs, double thickness);
 
 /// Sets the velocity of every node of `cloth` whose end position differs from where a step of
 /// `dt` would take it (predictClothEnd, velocities as they are now), so that the step takes it to

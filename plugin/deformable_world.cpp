@@ -17,10 +17,11 @@ namespace bulletgpu {
 /// What stands behind the world: the cloths on the engine, and the bodies whose Bullet
 /// self-collision flag is held off.
 struct DeformableMultiBodyDynamicsWorld::Engine {
-    detail::ClothSelfCollision cloths; ///< The selected cloths' meshes, CCD query and response.
-    ClothGroup group;                  ///< Two or more started cloths answered as one mesh.
-    bool grouped = false;              ///< Whether this step's cloths answer as the group.
-    std::vector<btSoftBody*> held;     ///< Selected bodies whose useSelfCollision() was on.
+    detail::ClothSelfCollision cloths;  ///< The selected cloths' meshes, CCD query and response.
+    ClothGroup group;                   ///< Two or more started cloths answered as one mesh.
+    bool grouped = false;               ///< Whether this step's cloths answer as the group.
+    std::vector<btSoftBody*> held;      ///< Selected bodies whose useSelfCollision() was on.
+    std::vector<CrossVertexFace> cross; ///< This step's vertex-face pairs between the group's cloths.
 
     /// The engine of a config.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads) : cloths(backend, threadsOrDevice, cpuThreads) {}
@@ -96,8 +97,9 @@ void DeformableMultiBodyDynamicsWorld::internalSingleStepSimulation(btScalar tim
     m_engine->cloths.sync(getSoftBodyArray(), m_config, m_switches);
     {
         HeldSelfCollision held(m_engine->cloths.meshes().cloths(), m_engine->held);
-        performDeformableCollisionDetection();
         findSelfContacts(timeStep);
+        detectSoftSoftContacts();
+        appendEngineContacts();
         applyRepulsionForce(timeStep);
         performGeometricCollisions(timeStep);
     }
@@ -118,9 +120,34 @@ void DeformableMultiBodyDynamicsWorld::findSelfContacts(btScalar timeStep) {
     meshes.findPairs(m_config.pairListReach);
     m_stats.contactQueries = meshes.queriedCloths();
     m_engine->grouped = m_engine->group.prepare(meshes);
-    for (ClothMesh& cloth : meshes.cloths())
-        if (cloth.started) appendFaceNodeContacts(cloth);
     m_stats.contactMilliseconds = millisecondsSince(begin);
+}
+
+void DeformableMultiBodyDynamicsWorld::detectSoftSoftContacts() {
+    btSoftBodyArray& bodies = getSoftBodyArray();
+    const ClothGroup& group = m_engine->group;
+    for (int i = 0; i < bodies.size(); ++i) bodies[i]->m_softSoftCollision = true;
+    for (int i = 0; i < bodies.size(); ++i) {
+        const bool member = m_engine->grouped && group.isMember(bodies[i]);
+        for (int j = i; j < bodies.size(); ++j) {
+            if (member && j != i && group.isMember(bodies[j])) continue;
+            bodies[i]->defaultCollisionHandler(bodies[j]);
+        }
+    }
+    for (int i = 0; i < bodies.size(); ++i) bodies[i]->m_softSoftCollision = false;
+}
+
+void DeformableMultiBodyDynamicsWorld::appendEngineContacts() {
+    const auto begin = Clock::now();
+    Engine& e = *m_engine;
+    for (ClothMesh& cloth : e.cloths.meshes().cloths())
+        if (cloth.started) appendFaceNodeContacts(cloth);
+    if (e.grouped) {
+        e.cross.clear();
+        e.group.crossVertexFaces(e.cross);
+        appendCrossFaceNodeContacts(e.cross, e.group.thickness());
+    }
+    m_stats.contactMilliseconds += millisecondsSince(begin);
     m_stats.milliseconds = m_stats.contactMilliseconds;
 }
 

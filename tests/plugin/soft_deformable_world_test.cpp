@@ -170,7 +170,7 @@ TEST_CASE("Deformable world: pinned nodes stay, and cloths come and go", "[soft]
     CHECK(ours.stats().cloths == 1);
 }
 
-TEST_CASE("Deformable world: two cloths dropped onto each other keep Bullet's contacts between them",
+TEST_CASE("Deformable world: two cloths dropped onto each other rest on each other through the engine's contacts",
           "[soft][deformable]") {
     DeformableClothWorld world(true, oneThread());
     const auto& ours = oursOf(world);
@@ -180,17 +180,21 @@ TEST_CASE("Deformable world: two cloths dropped onto each other keep Bullet's co
     btSoftBody* upper =
         world.addPatch(btVector3(-0.5f, 0.3f, -0.5f), btVector3(0.5f, 0.3f, -0.5f), btVector3(-0.5f, 0.3f, 0.5f),
                        btVector3(0.5f, 0.3f, 0.5f), 12, 12, 0.02f, btScalar(cNodeMass * 144));
-    std::size_t crossContacts = 0;
+    std::size_t crossContacts = 0, bulletMargins = 0;
     for (int step = 1; step <= 600; ++step) {
         world.world().stepSimulation(btScalar(cStep), 0);
         for (btSoftBody* body : {lower, upper})
-            for (int c = 0; c < body->m_faceNodeContacts.size(); ++c)
-                if (body->m_faceNodeContacts[c].m_colObj != body) ++crossContacts;
+            for (int c = 0; c < body->m_faceNodeContacts.size(); ++c) {
+                const btSoftBody::DeformableFaceNodeContact& contact = body->m_faceNodeContacts[c];
+                if (contact.m_colObj == body) continue;
+                ++crossContacts;
+                // CollideVF_DD's margin is the sum of the two margins; the engine's the thickness.
+                if (contact.m_margin != btScalar(0.02)) ++bulletMargins;
+            }
         REQUIRE(ours.stats().cloths == 2);
     }
-    // Bullet's CollideVF_DD made contacts between the two (its own, unchanged), and the upper
-    // cloth rests on the lower one rather than on the ground.
     CHECK(crossContacts > 0);
+    CHECK(bulletMargins == 0);
     CHECK(upper->m_bounds[0].y() > lower->m_bounds[0].y());
     CHECK(bulletgpu::test::bruteForceIntersections(*lower) == 0);
     CHECK(bulletgpu::test::bruteForceIntersections(*upper) == 0);
@@ -402,4 +406,145 @@ TEST_CASE("Deformable world: Bullet's own self contacts whose closest point lies
     std::vector<NodeFace> missing;
     std::set_difference(inside.begin(), inside.end(), ours.begin(), ours.end(), std::back_inserter(missing));
     CHECK(missing.empty());
+}
+
+namespace {
+
+/// Two 10 x 10 patches `cFoldGap` apart (zero gravity; the upper is placed there after a first
+/// step taken 1 m higher, so that the engine starts with them apart, and shifted so that its
+/// nodes lie over the inside of lower triangles); `before` gets the nodes' positions when the
+/// second step starts (where its contacts are made).
+std::pair<btSoftBody*, btSoftBody*> stackedPatches(DeformableClothWorld& world, std::vector<btVector3> before[2]) {
+    const btScalar size = 9 * cFoldSpacing;
+    btSoftBody* lower = world.addPatch(btVector3(0, 1, 0), btVector3(size, 1, 0), btVector3(0, 1, size),
+                                       btVector3(size, 1, size), 10, 10, 0.02f, btScalar(cNodeMass * 100));
+    const btVector3 shift(0.3f * cFoldSpacing, 1, 0.6f * cFoldSpacing);
+    btSoftBody* upper = world.addPatch(btVector3(0, 1, 0) + shift, btVector3(size, 1, 0) + shift,
+                                       btVector3(0, 1, size) + shift, btVector3(size, 1, size) + shift, 10, 10, 0.02f,
+                                       btScalar(cNodeMass * 100));
+    world.world().stepSimulation(btScalar(cStep), 0);
+    const btVector3 down(0, 1 - cFoldGap, 0);
+    for (int n = 0; n < upper->m_nodes.size(); ++n) {
+        upper->m_nodes[n].m_x = upper->m_nodes[n].m_q = upper->m_nodes[n].m_x - down;
+        upper->m_nodes[n].m_v.setZero();
+    }
+    int i = 0;
+    for (btSoftBody* body : {lower, upper}) {
+        before[i].clear();
+        for (int n = 0; n < body->m_nodes.size(); ++n) before[i].push_back(body->m_nodes[n].m_x);
+        ++i;
+    }
+    world.world().stepSimulation(btScalar(cStep), 0);
+    return {lower, upper};
+}
+
+/// Every (node of `a`, face of `b`) pair whose distance at those positions is below `reach`.
+std::vector<NodeFace> bruteForceCrossPairs(const btSoftBody& a, const std::vector<btVector3>& atA, const btSoftBody& b,
+                                           const std::vector<btVector3>& atB, double reach) {
+    const auto load = [](const btVector3& v) {
+        return bulletgpu::Vec3d{{double(v.x()), double(v.y()), double(v.z())}};
+    };
+    std::vector<NodeFace> pairs;
+    for (int f = 0; f < b.m_faces.size(); ++f) {
+        bulletgpu::Vec3d corner[3];
+        for (int k = 0; k < 3; ++k) corner[k] = load(atB[b.m_faces[f].m_n[k] - &b.m_nodes[0]]);
+        for (int n = 0; n < a.m_nodes.size(); ++n) {
+            const bulletgpu::FeaturePoints p =
+                bulletgpu::pointTriangleClosest(load(atA[n]), corner[0], corner[1], corner[2]);
+            if (p.distanceSquared < reach * reach) pairs.emplace_back(n, f);
+        }
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+/// The (node, face) pairs of `a`'s face-node contacts against `b`, sorted.
+std::vector<NodeFace> crossContactPairs(const btSoftBody& a, const btSoftBody& b) {
+    std::vector<NodeFace> pairs;
+    for (int c = 0; c < a.m_faceNodeContacts.size(); ++c) {
+        const btSoftBody::DeformableFaceNodeContact& contact = a.m_faceNodeContacts[c];
+        if (contact.m_colObj != &b) continue;
+        pairs.emplace_back(static_cast<int>(contact.m_node - &a.m_nodes[0]),
+                           static_cast<int>(contact.m_face - &b.m_faces[0]));
+    }
+    std::sort(pairs.begin(), pairs.end());
+    return pairs;
+}
+
+} // namespace
+
+TEST_CASE("Deformable world: the contacts between two cloths are every node-face pair within the thickness, as "
+          "CollideVF_DD builds them",
+          "[soft][deformable]") {
+    DeformableClothWorld world(true, oneThread(), btVector3(0, 0, 0));
+    std::vector<btVector3> before[2];
+    const auto [lower, upper] = stackedPatches(world, before);
+    REQUIRE(oursOf(world).stats().cloths == 2);
+    const std::vector<NodeFace> lowerOnUpper = bruteForceCrossPairs(*lower, before[0], *upper, before[1], 0.02);
+    const std::vector<NodeFace> upperOnLower = bruteForceCrossPairs(*upper, before[1], *lower, before[0], 0.02);
+    REQUIRE(lowerOnUpper.size() > 50);
+    REQUIRE(upperOnLower.size() > 50);
+    CHECK(crossContactPairs(*lower, *upper) == lowerOnUpper);
+    CHECK(crossContactPairs(*upper, *lower) == upperOnLower);
+    for (btSoftBody* body : {lower, upper}) {
+        btSoftBody* other = body == lower ? upper : lower;
+        const std::vector<btVector3>& nodes = before[body == lower ? 0 : 1];
+        const std::vector<btVector3>& faces = before[body == lower ? 1 : 0];
+        for (int c = 0; c < body->m_faceNodeContacts.size(); ++c) {
+            const btSoftBody::DeformableFaceNodeContact& contact = body->m_faceNodeContacts[c];
+            if (contact.m_colObj != other) continue;
+            btVector3 onFace(0, 0, 0);
+            for (int k = 0; k < 3; ++k) {
+                CHECK(contact.m_bary[k] >= 0);
+                onFace += contact.m_bary[k] * faces[contact.m_face->m_n[k] - &other->m_nodes[0]];
+            }
+            const btVector3 gap = nodes[contact.m_node - &body->m_nodes[0]] - onFace;
+            CHECK(contact.m_normal.length() == Approx(1).margin(1e-5));
+            CHECK(contact.m_normal.dot(gap) >= -1e-6);
+            CHECK(gap.length() < 0.02 + 1e-6);
+            CHECK(contact.m_margin == btScalar(0.02));
+            CHECK(contact.m_friction == body->m_cfg.kDF * other->m_cfg.kDF);
+        }
+    }
+}
+
+TEST_CASE("Deformable world: Bullet's own contacts between two cloths whose closest point lies inside the face are "
+          "among ours",
+          "[soft][deformable]") {
+    // CollideVF_DD reaches the sum of the margins; ours the thickness, set to match.
+    DeformableClothWorld control(false, oneThread(), btVector3(0, 0, 0));
+    std::vector<btVector3> before[2];
+    const auto [bulletLower, bulletUpper] = stackedPatches(control, before);
+    std::vector<NodeFace> inside[2];
+    int i = 0;
+    for (btSoftBody* body : {bulletLower, bulletUpper}) {
+        btSoftBody* other = body == bulletLower ? bulletUpper : bulletLower;
+        for (int c = 0; c < body->m_faceNodeContacts.size(); ++c) {
+            const btSoftBody::DeformableFaceNodeContact& contact = body->m_faceNodeContacts[c];
+            if (contact.m_colObj != other) continue;
+            bool interior = true;
+            for (int k = 0; k < 3; ++k) interior = interior && contact.m_bary[k] > 1e-4 && contact.m_bary[k] < 1 - 1e-4;
+            if (interior)
+                inside[i].emplace_back(static_cast<int>(contact.m_node - &body->m_nodes[0]),
+                                       static_cast<int>(contact.m_face - &other->m_faces[0]));
+        }
+        std::sort(inside[i].begin(), inside[i].end());
+        inside[i].erase(std::unique(inside[i].begin(), inside[i].end()), inside[i].end());
+        REQUIRE(inside[i].size() > 10);
+        ++i;
+    }
+
+    SoftCollisionConfig config = oneThread();
+    config.thickness = 0.04;
+    DeformableClothWorld world(true, config, btVector3(0, 0, 0));
+    const auto [lower, upper] = stackedPatches(world, before);
+    const std::vector<NodeFace> ours[2] = {crossContactPairs(*lower, *upper), crossContactPairs(*upper, *lower)};
+    CHECK(ours[0] == bruteForceCrossPairs(*lower, before[0], *upper, before[1], 0.04));
+    CHECK(ours[1] == bruteForceCrossPairs(*upper, before[1], *lower, before[0], 0.04));
+    for (int side = 0; side < 2; ++side) {
+        std::vector<NodeFace> missing;
+        std::set_difference(inside[side].begin(), inside[side].end(), ours[side].begin(), ours[side].end(),
+                            std::back_inserter(missing));
+        CHECK(missing.empty());
+    }
 }

@@ -75,8 +75,13 @@ private:
     /// The cloths on the engine (defined in the source).
     struct Engine;
 
-    /// The selected cloths' contacts at the positions the step will reach, into m_faceNodeContacts.
+    /// The selected cloths' pairs at the positions the step will reach (the engine's queries).
     void findSelfContacts(btScalar timeStep);
+    /// Bullet's performDeformableCollisionDetection less the pairs of two cloths answered as one
+    /// mesh (their contacts come from the engine).
+    void detectSoftSoftContacts();
+    /// The pairs findSelfContacts found, into the nodes' bodies' m_faceNodeContacts.
+    void appendEngineContacts();
     /// The selected cloths' projection and continuous stage, handed back as velocities.
     void respondToSelfContacts(btScalar timeStep);
 

@@ -410,19 +410,22 @@ TEST_CASE("Deformable world: Bullet's own self contacts whose closest point lies
 
 namespace {
 
-/// Two 10 x 10 patches `cFoldGap` apart (zero gravity; the upper is placed there after a first
-/// step taken 1 m higher, so that the engine starts with them apart, and shifted so that its
-/// nodes lie over the inside of lower triangles); `before` gets the nodes' positions when the
-/// second step starts (where its contacts are made).
-std::pair<btSoftBody*, btSoftBody*> stackedPatches(DeformableClothWorld& world, std::vector<btVector3> before[2]) {
+/// A patch of `resolution` x `resolution` nodes over the same square as the lower one of
+/// stackedPatches, 1 m above its place there (shifted so that its nodes lie over the inside of
+/// lower triangles).
+btSoftBody* addUpperPatch(DeformableClothWorld& world, int resolution) {
     const btScalar size = 9 * cFoldSpacing;
-    btSoftBody* lower = world.addPatch(btVector3(0, 1, 0), btVector3(size, 1, 0), btVector3(0, 1, size),
-                                       btVector3(size, 1, size), 10, 10, 0.02f, btScalar(cNodeMass * 100));
     const btVector3 shift(0.3f * cFoldSpacing, 1, 0.6f * cFoldSpacing);
-    btSoftBody* upper = world.addPatch(btVector3(0, 1, 0) + shift, btVector3(size, 1, 0) + shift,
-                                       btVector3(0, 1, size) + shift, btVector3(size, 1, size) + shift, 10, 10, 0.02f,
-                                       btScalar(cNodeMass * 100));
-    world.world().stepSimulation(btScalar(cStep), 0);
+    return world.addPatch(btVector3(0, 1, 0) + shift, btVector3(size, 1, 0) + shift, btVector3(0, 1, size) + shift,
+                          btVector3(size, 1, size) + shift, resolution, resolution, 0.02f,
+                          btScalar(cNodeMass * resolution * resolution));
+}
+
+/// Moves `upper` (addUpperPatch, a step taken since) down to `cFoldGap` over `lower`, at rest;
+/// `before` gets both bodies' node positions when the next step starts (where its contacts are
+/// made); then takes that step.
+void layDownAndStep(DeformableClothWorld& world, btSoftBody* lower, btSoftBody* upper,
+                    std::vector<btVector3> before[2]) {
     const btVector3 down(0, 1 - cFoldGap, 0);
     for (int n = 0; n < upper->m_nodes.size(); ++n) {
         upper->m_nodes[n].m_x = upper->m_nodes[n].m_q = upper->m_nodes[n].m_x - down;
@@ -435,6 +438,17 @@ std::pair<btSoftBody*, btSoftBody*> stackedPatches(DeformableClothWorld& world, 
         ++i;
     }
     world.world().stepSimulation(btScalar(cStep), 0);
+}
+
+/// Two 10 x 10 patches `cFoldGap` apart (zero gravity; the upper is laid there after a first
+/// step taken 1 m higher, so that the engine starts with them apart); `before` as layDownAndStep.
+std::pair<btSoftBody*, btSoftBody*> stackedPatches(DeformableClothWorld& world, std::vector<btVector3> before[2]) {
+    const btScalar size = 9 * cFoldSpacing;
+    btSoftBody* lower = world.addPatch(btVector3(0, 1, 0), btVector3(size, 1, 0), btVector3(0, 1, size),
+                                       btVector3(size, 1, size), 10, 10, 0.02f, btScalar(cNodeMass * 100));
+    btSoftBody* upper = addUpperPatch(world, 10);
+    world.world().stepSimulation(btScalar(cStep), 0);
+    layDownAndStep(world, lower, upper, before);
     return {lower, upper};
 }
 
@@ -546,5 +560,34 @@ TEST_CASE("Deformable world: Bullet's own contacts between two cloths whose clos
         std::set_difference(inside[side].begin(), inside[side].end(), ours[side].begin(), ours[side].end(),
                             std::back_inserter(missing));
         CHECK(missing.empty());
+    }
+}
+
+TEST_CASE("Deformable world: a cloth replaced by one of another size meets the other through exact contacts",
+          "[soft][deformable]") {
+    DeformableClothWorld world(true, oneThread(), btVector3(0, 0, 0));
+    std::vector<btVector3> before[2];
+    auto [lower, upper] = stackedPatches(world, before);
+    REQUIRE(crossContactPairs(*lower, *upper).size() > 50);
+    const std::vector<btVector3> flat = before[0];
+    // The group is rebuilt for its new member: other node, face and edge counts.
+    world.removeCloth(upper);
+    for (const int resolution : {7, 13}) {
+        // The lower patch back flat and at rest (the contacts pushed it).
+        for (int n = 0; n < lower->m_nodes.size(); ++n) {
+            lower->m_nodes[n].m_x = lower->m_nodes[n].m_q = flat[n];
+            lower->m_nodes[n].m_v.setZero();
+        }
+        upper = addUpperPatch(world, resolution);
+        world.world().stepSimulation(btScalar(cStep), 0);
+        layDownAndStep(world, lower, upper, before);
+        REQUIRE(oursOf(world).stats().cloths == 2);
+        const std::vector<NodeFace> lowerOnUpper = bruteForceCrossPairs(*lower, before[0], *upper, before[1], 0.02);
+        const std::vector<NodeFace> upperOnLower = bruteForceCrossPairs(*upper, before[1], *lower, before[0], 0.02);
+        REQUIRE(lowerOnUpper.size() > 5);
+        REQUIRE(upperOnLower.size() > 5);
+        CHECK(crossContactPairs(*lower, *upper) == lowerOnUpper);
+        CHECK(crossContactPairs(*upper, *lower) == upperOnLower);
+        world.removeCloth(upper);
     }
 }

@@ -12,10 +12,9 @@
 namespace bulletgpu {
 namespace {
 
-/// Passes over a step's vertices (pushing one face can move its neighbours towards a vertex).
-constexpr int cPasses = 2;
-/// A closest point with a barycentric weight above this is at a node: the node contacts hold it.
-constexpr double cNodeWeight = 0.999;
+/// Passes over a step's vertices after the solve (pushing one face can move its neighbours
+/// towards a vertex; two passes left an apex through the cloth in some drops, four none).
+constexpr int cPasses = 4;
 
 /// The unit normal of the triangle (a, b, c); false when it has no area.
 bool unitNormal(const btVector3& a, const btVector3& b, const btVector3& c, btVector3& normal) {
@@ -137,7 +136,6 @@ bool MeshFaceContacts::meetFace(const btSoftBody& body, const Vertex& vertex, in
                            out.weights);
     out.q = nodes[0]->m_x * btScalar(out.weights[0]) + nodes[1]->m_x * btScalar(out.weights[1]) +
             nodes[2]->m_x * btScalar(out.weights[2]);
-    if (std::max({out.weights[0], out.weights[1], out.weights[2]}) > cNodeWeight) return false;
     btVector3 normal, startNormal;
     if (!unitNormal(nodes[0]->m_x, nodes[1]->m_x, nodes[2]->m_x, normal)) return false;
     if (!unitNormal(nodes[0]->m_q, nodes[1]->m_q, nodes[2]->m_q, startNormal)) startNormal = normal;

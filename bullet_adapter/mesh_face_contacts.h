@@ -14,15 +14,15 @@
 class btCollisionObject;
 class btSoftBody;
 
-/// Rigid mesh vertices against soft bodies' faces, after Bullet's solve. The node contacts
+/// Rigid mesh vertices against soft bodies' faces. The node contacts
 /// (bullet_adapter/soft_rigid_contacts.h) keep nodes out of a mesh, but a sharp feature (a
 /// spike's apex, an ear's tip) can come through a face between nodes, where no node is near it.
 /// Here every vertex of a closed mesh near a soft body is a point of the engine's
 /// points-against-mesh query against the body's faces (an engine mesh following its nodes). The
-/// face it is closest to gets, before Bullet's solve, one RContact per node that holds the node as
-/// if it were at the face's closest point (so Bullet's links and contacts are solved together),
-/// and after the solve is pushed away from the vertex to the contact reach, its nodes moved in
-/// proportion to their inverse masses and barycentric weights (position-based dynamics).
+/// faces it meets get, before Bullet's solve, one RContact per node that holds the node as if it
+/// were at the face's closest point (so Bullet's links and contacts are solved together), and
+/// after the solve the closest is pushed away from the vertex to the contact reach, its nodes
+/// moved in proportion to their inverse masses and barycentric weights (position-based dynamics).
 
 namespace bulletgpu {
 
@@ -44,19 +44,21 @@ public:
 
     /// Before Bullet's solve, for every pair (in order): the mesh's vertices within the body's
     /// bounding box, grown by the reach plus the largest node move |m_x - m_q|, find the body's
-    /// faces within that distance. A vertex meets such a face when the face's closest point is not
-    /// at a node, the vertex is less than the reach from the face's plane on the side it was on at
-    /// the step's start (m_q), and the face moving away from it moves outward from the mesh (along
-    /// the vertex's outward normal, the area-weighted normal of its triangle fan). Each node of a
-    /// face a vertex meets gets an RContact along the face's normal whose plane lies as far from
-    /// the node as the reach plane from the face's closest point (CollideSDF_RS's other fields);
-    /// when none of the face's nodes has a contact of its own with the mesh (the vertex alone holds
-    /// the face, as a spike's apex does), without sliding (friction term m_c3 = 0).
+    /// faces within that distance. A vertex meets such a face when it is less than the reach from
+    /// the face's plane on the side it was on at the step's start (m_q), and the face moving away
+    /// from it moves outward from the mesh (along the vertex's outward normal, the area-weighted
+    /// normal of its triangle fan). A closest point at a node counts too: the node's own contacts
+    /// did not hold a spike's apex right under it. Each node of a face a vertex meets gets an
+    /// RContact along the face's normal whose plane lies as far from the node as the reach plane
+    /// from the face's closest point (CollideSDF_RS's other fields), without sliding (friction
+    /// term m_c3 = 0) when none of the face's nodes has a contact of its own with the mesh (the
+    /// vertex alone holds the face, as a spike's apex does).
     void addContacts(const std::vector<SoftMeshFacePair>& pairs);
 
     /// After Bullet's solve, the same search at the solved positions; the closest face of each
-    /// vertex, when the vertex meets it, is pushed along its normal to the reach. Each moved node's velocity changes by
-    /// its move over the step; pinned nodes stay. Two passes, vertices in order.
+    /// vertex, when the vertex meets it, is pushed along its normal to the reach. Each moved
+    /// node's velocity changes by its move over the step; pinned nodes stay. Four passes,
+    /// vertices in order.
     void respond(const std::vector<SoftMeshFacePair>& pairs);
 
     /// RContacts made by the last addContacts.

@@ -91,10 +91,10 @@ bool candidateOf(const btSoftBody::Node& n, const btVector3& onMesh, const btVec
     return true;
 }
 
-/// Bullet's RContact for node `n` of `body` against `object` with contact normal `normal` and
-/// plane offset `offset`, as CollideSDF_RS fills it; false when neither side can move.
-bool makeContact(btSoftBody& body, btSoftBody::Node& n, const btCollisionObject* object, const btTransform& world,
-                 const btVector3& normal, btScalar offset, btSoftBody::RContact& c) {
+} // namespace
+
+bool makeRigidContact(btSoftBody& body, btSoftBody::Node& n, const btCollisionObject* object, const btTransform& world,
+                      const btVector3& normal, btScalar offset, btSoftBody::RContact& c) {
     const btRigidBody* rigid = btRigidBody::upcast(object);
     const btScalar ima = n.m_im;
     const btScalar imb = rigid ? rigid->getInvMass() : btScalar(0);
@@ -121,8 +121,6 @@ bool makeContact(btSoftBody& body, btSoftBody::Node& n, const btCollisionObject*
     return true;
 }
 
-} // namespace
-
 bool isSoftMeshCall(const btSoftBody* body, const btCollisionObjectWrapper* wrap) {
     if ((body->m_cfg.collisions & btSoftBody::fCollision::RVSmask) != btSoftBody::fCollision::SDF_RS) return false;
     const btCollisionShape* shape = wrap->getCollisionObject()->getCollisionShape();
@@ -138,21 +136,24 @@ void SoftRigidContacts::gather(btSoftBody* body, const btCollisionObjectWrapper*
     m_touches.push_back(Touch{object, object->getCollisionShape(), body, wrap->getWorldTransform()});
 }
 
-std::uint32_t SoftRigidContacts::meshOf(const Touch& touch) {
+std::uint32_t SoftRigidContacts::meshOf(const Touch& touch, std::uint64_t& serial) {
     const MeshInstanceKey key{touch.object, touch.shape, -1, -1};
     for (Held& held : m_held) {
         if (held.key.object == key.object && held.key.shape == key.shape) {
             held.touched = true;
+            serial = held.serial;
             return held.mesh;
         }
     }
-    m_held.push_back(Held{key, m_instances.acquire(key), true});
+    m_held.push_back(Held{key, m_instances.acquire(key), true, ++m_acquisitions});
+    serial = m_held.back().serial;
     return m_held.back().mesh;
 }
 
 void SoftRigidContacts::generate() {
     m_contactCount = 0;
     m_queryCount = 0;
+    m_facePairs.clear();
     std::sort(m_touches.begin(), m_touches.end(), [](const Touch& a, const Touch& b) {
         return std::tie(a.object, a.shape, a.body) < std::tie(b.object, b.shape, b.body);
     });
@@ -188,8 +189,9 @@ void SoftRigidContacts::releaseUntouched() {
 void SoftRigidContacts::collideMesh(std::size_t begin, std::size_t end) {
     const Touch& first = m_touches[begin];
     std::uint32_t mesh;
+    std::uint64_t serial = 0;
     try {
-        mesh = meshOf(first);
+        mesh = meshOf(first, serial);
     } catch (const std::invalid_argument&) {
         return; // A shape the engine cannot read (a non-finite vertex): no contacts with it.
     }
@@ -203,7 +205,10 @@ void SoftRigidContacts::collideMesh(std::size_t begin, std::size_t end) {
     for (std::size_t t = begin; t < end; ++t) {
         btSoftBody& body = *m_touches[t].body;
         if (body.isActive()) {
-            reach = btMax(reach, body.getCollisionShape()->getMargin() + btScalar(g.margin));
+            const btScalar bodyReach = body.getCollisionShape()->getMargin() + btScalar(g.margin);
+            reach = btMax(reach, bodyReach);
+            if (!g.twoSided && body.m_faces.size() > 0)
+                m_facePairs.push_back(SoftMeshFacePair{&body, first.object, &g, serial, first.transform, bodyReach});
             for (int i = 0; i < body.m_nodes.size(); ++i) {
                 const btSoftBody::Node& n = body.m_nodes[i];
                 for (int k = 0; k < 3; ++k) m_points.push_back(static_cast<float>(n.m_x[k]));
@@ -310,7 +315,7 @@ void SoftRigidContacts::addNodeContacts(btSoftBody& body, btSoftBody::Node& n, c
         const btScalar dst = c.separation - contactDistance;
         const btScalar offset = -btDot(c.normal, n.m_x - c.normal * dst);
         btSoftBody::RContact contact;
-        if (makeContact(body, n, object, world, c.normal, offset, contact)) {
+        if (makeRigidContact(body, n, object, world, c.normal, offset, contact)) {
             body.m_rcontacts.push_back(contact);
             ++m_contactCount;
             if (n.m_im > 0 && c.penetrating) m_surfaces.push_back(Surface{&body, &n, c.normal, c.onMesh});

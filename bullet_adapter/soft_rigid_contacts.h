@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "bullet_adapter/mesh_face_contacts.h"
 #include "bullet_adapter/mesh_instances.h"
 
 #include <bulletgpu/TriangleMeshSet.h>
@@ -27,6 +28,11 @@ namespace bulletgpu {
 /// btScaledBvhTriangleMeshShape or btGImpactMeshShape (the call comes once per triangle prism
 /// from btSoftBodyConcaveCollisionAlgorithm, or once with the mesh itself).
 bool isSoftMeshCall(const btSoftBody* body, const btCollisionObjectWrapper* wrap);
+
+/// Bullet's RContact `c` for node `n` of `body` against `object` (at `world`) with contact normal
+/// `normal` and plane offset `offset`, as CollideSDF_RS fills it; false when neither side can move.
+bool makeRigidContact(btSoftBody& body, btSoftBody::Node& n, const btCollisionObject* object, const btTransform& world,
+                      const btVector3& normal, btScalar offset, btSoftBody::RContact& c);
 
 /// A node against one triangle, before Bullet's record is made.
 struct SoftRigidCandidate {
@@ -74,6 +80,9 @@ public:
     std::uint32_t queryCount() const { return m_queryCount; }
     /// Node moves made by the last keepSides.
     std::uint64_t projectedCount() const { return m_projectedCount; }
+    /// The pairs of an active body with faces and a closed mesh the last generate collided, for
+    /// MeshFaceContacts (open meshes are left out).
+    const std::vector<SoftMeshFacePair>& facePairs() const { return m_facePairs; }
 
 private:
     /// One gathered (body, mesh object) pair.
@@ -85,13 +94,14 @@ private:
     };
     /// An engine mesh kept for an object.
     struct Held {
-        MeshInstanceKey key; ///< The object and shape.
-        std::uint32_t mesh;  ///< Its engine mesh.
-        bool touched;        ///< Touched in this generate.
+        MeshInstanceKey key;  ///< The object and shape.
+        std::uint32_t mesh;   ///< Its engine mesh.
+        bool touched;         ///< Touched in this generate.
+        std::uint64_t serial; ///< Which acquisition it is (SoftMeshFacePair::serial).
     };
 
-    /// The engine mesh of `touch`'s object, acquired when it has none.
-    std::uint32_t meshOf(const Touch& touch);
+    /// The engine mesh of `touch`'s object, acquired when it has none (`serial`: the acquisition's).
+    std::uint32_t meshOf(const Touch& touch, std::uint64_t& serial);
     /// Runs the query of the touches [begin, end) (one object) and appends their contacts.
     void collideMesh(std::size_t begin, std::size_t end);
     /// Appends the contacts of `node` of `touch`'s body from m_contacts[begin, end) (its
@@ -158,6 +168,8 @@ private:
     std::vector<PointContact> m_contacts;         ///< The query's contacts.
     std::vector<SoftRigidCandidate> m_candidates; ///< One node's triangles.
     std::vector<btVector3> m_accepted;            ///< Closest points already used for a node.
+    std::vector<SoftMeshFacePair> m_facePairs;    ///< facePairs().
+    std::uint64_t m_acquisitions = 0;             ///< Engine meshes acquired so far.
     std::uint64_t m_contactCount = 0;             ///< contactCount().
     std::uint32_t m_queryCount = 0;               ///< queryCount().
     std::uint64_t m_projectedCount = 0;           ///< projectedCount().

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include <bulletgpu/SoftBodySolver.h>
 
+#include "bullet_adapter/mesh_face_contacts.h"
 #include "bullet_adapter/rope_cloth_contacts.h"
 #include "bullet_adapter/soft_rigid_contacts.h"
 #include "bullet_adapter/soft_rope_chains.h"
@@ -18,13 +19,14 @@ struct SoftBodySolver::Engine {
     detail::ClothSelfCollision cloths; ///< The cloths' meshes, CCD query and response.
     SoftRopeChains ropes;              ///< The ropes' sphere chains and step buffers.
     SoftRigidContacts meshes;          ///< Soft bodies against rigid triangle meshes.
+    MeshFaceContacts meshFaces;        ///< Rigid mesh vertices against soft bodies' faces.
     SoftSoftContacts softPairs;        ///< Node-face contacts between soft bodies.
     RopeClothContacts ropeCloth;       ///< Ropes against cloths in our response.
 
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
         : cloths(backend, threadsOrDevice, cpuThreads), ropes(backend, threadsOrDevice, cpuThreads),
-          meshes(backend, threadsOrDevice), softPairs(backend, threadsOrDevice) {}
+          meshes(backend, threadsOrDevice), meshFaces(backend, threadsOrDevice), softPairs(backend, threadsOrDevice) {}
 };
 
 SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(detail::checkedSoftConfig(config)) {
@@ -71,13 +73,20 @@ void SoftBodySolver::processCollision(btSoftBody* body, btSoftBody* other) {
 
 void SoftBodySolver::solveConstraints(btScalar solverdt) {
     m_engine->meshes.generate();
+    if (m_config.meshFaceContacts) m_engine->meshFaces.addContacts(m_engine->meshes.facePairs());
     m_engine->softPairs.generate();
     m_meshStats.softContacts = m_engine->softPairs.contactCount();
-    m_meshStats.contacts = m_engine->meshes.contactCount();
+    m_meshStats.faceContacts = m_config.meshFaceContacts ? m_engine->meshFaces.contactCount() : 0;
+    m_meshStats.contacts = m_engine->meshes.contactCount() + m_meshStats.faceContacts;
     m_meshStats.queries = m_engine->meshes.queryCount();
     btDefaultSoftBodySolver::solveConstraints(solverdt);
     m_engine->meshes.keepSides();
     m_meshStats.projected = m_engine->meshes.projectedCount();
+    m_meshStats.facePushes = 0;
+    if (m_config.meshFaceContacts) {
+        m_engine->meshFaces.respond(m_engine->meshes.facePairs());
+        m_meshStats.facePushes = m_engine->meshFaces.pushCount();
+    }
     collideSoftBodies();
 }
 

@@ -53,6 +53,12 @@ struct SoftCollisionConfig {
     /// (bullet_adapter/rope_cloth_contacts.h). Bullet's own VF_SS contacts between them, when
     /// both bodies have VF_SS, are made as well, and do not hold a falling rope.
     bool ropeCloth = true;
+    /// Whether the vertices of closed rigid triangle meshes hold soft bodies' faces off
+    /// (bullet_adapter/mesh_face_contacts.h): a sharp feature (a spike's apex, an ear's tip)
+    /// between a cloth's nodes, which the node contacts miss, gives the face's nodes RContacts
+    /// before Bullet's solve and pushes the face back to the contact reach (body margin plus mesh
+    /// margin), on the side it came from, after it. Open meshes are left out.
+    bool meshFaceContacts = true;
     /// How far beyond the thickness the cloths' contact query reaches, as a fraction of the
     /// thickness, for a cloth that deformed over the step by less than a quarter of that (a
     /// cloth that deforms faster is queried at the thickness every step). The pairs it finds are
@@ -104,6 +110,8 @@ struct SoftMeshStats {
     std::uint64_t contacts = 0;     ///< RContacts made against rigid triangle meshes.
     std::uint32_t queries = 0;      ///< Engine queries run (one per mesh object touched).
     std::uint64_t projected = 0;    ///< Node moves back in front of a mesh after Bullet's solve.
+    std::uint64_t faceContacts = 0; ///< Of the RContacts, those of faces a mesh vertex meets (meshFaceContacts).
+    std::uint64_t facePushes = 0;   ///< Faces pushed from a mesh vertex after Bullet's solve (meshFaceContacts).
     std::uint64_t softContacts = 0; ///< SContacts made between soft bodies (VF_SS).
 };
 
@@ -135,7 +143,8 @@ public:
     void predictMotion(btScalar solverdt) override;
     /// Implements btSoftBodySolver::solveConstraints: the contacts with rigid triangle meshes and
     /// between soft bodies gathered by processCollision, Bullet's solve, nodes that ended behind a
-    /// mesh put back in front of it, then the self-collision stage.
+    /// mesh put back in front of it, faces pushed away from closed meshes' vertices
+    /// (SoftCollisionConfig::meshFaceContacts), then the self-collision stage.
     void solveConstraints(btScalar solverdt) override;
     /// Implements btSoftBodySolver::processCollision (soft against rigid): a soft body (SDF_RS)
     /// against a btBvhTriangleMeshShape, btScaledBvhTriangleMeshShape or btGImpactMeshShape object

@@ -2,15 +2,13 @@
 #include "demos/app/rope_proximity.h"
 
 #include <BulletSoftBody/btSoftBody.h>
-#include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
 #include <algorithm>
 
 namespace bulletgpu::demo {
 
-double closestRopeNodes(const btSoftRigidDynamicsWorld& world) {
+double closestRopeNodes(const btAlignedObjectArray<btSoftBody*>& bodies) {
     double closest = -1;
-    const btSoftBodyArray& bodies = world.getSoftBodyArray();
     for (int b = 0; b < bodies.size(); ++b) {
         const btSoftBody::tNodeArray& nodes = bodies[b]->m_nodes;
         if (bodies[b]->m_faces.size() > 0 || nodes.size() < 3) continue;

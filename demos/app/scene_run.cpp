@@ -8,7 +8,6 @@
 #include "kernels/common/stopwatch.h"
 
 #include <BulletSoftBody/btSoftBody.h>
-#include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -121,13 +120,13 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
     TimedBroadphase& timedBroadphase = scene->broadphase();
     btCollisionDispatcher& dispatcher = scene->dispatcher();
     PhaseClock& narrowphaseClock = scene->narrowphaseClock();
-    TimedSolver& solver = scene->solver();
+    PhaseClock& solverClock = scene->solverClock();
     timedBroadphase.takeMilliseconds();
     narrowphaseClock.take();
-    solver.takeMilliseconds();
+    solverClock.take();
 
     std::unique_ptr<SelfIntersectionCounter> intersections;
-    if (countSelfIntersections && scene->softWorld() != nullptr)
+    if (countSelfIntersections && scene->softBodies() != nullptr)
         intersections = std::make_unique<SelfIntersectionCounter>();
 
     ProgressLine progress(run.sceneName + " on " + runName(run), steps);
@@ -138,12 +137,12 @@ SceneRun runScene(const std::string& scenePath, const std::string& broadphase, i
         record.totalMs = millisecondsSince(start);
         record.broadphaseMs = timedBroadphase.takeMilliseconds();
         record.narrowphaseMs = narrowphaseClock.take();
-        record.solverMs = solver.takeMilliseconds();
+        record.solverMs = solverClock.take();
         record.pairs = timedBroadphase.getOverlappingPairCache()->getNumOverlappingPairs();
         record.contacts = contactCount(dispatcher);
         if (intersections) {
-            record.selfIntersections = intersections->count(*scene->softWorld());
-            record.closestRopeNodes = closestRopeNodes(*scene->softWorld());
+            record.selfIntersections = intersections->count(*scene->softBodies());
+            record.closestRopeNodes = closestRopeNodes(*scene->softBodies());
         }
         run.steps.push_back(record);
         if (observer) observer(step, *scene);

@@ -2,7 +2,6 @@
 #include "demos/app/self_intersections.h"
 
 #include <BulletSoftBody/btSoftBody.h>
-#include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
 #include <algorithm>
 
@@ -19,9 +18,8 @@ void readPositions(const btSoftBody& body, std::vector<float>& positions) {
 
 SelfIntersectionCounter::SelfIntersectionCounter() : m_set(Backend::Cpu, 0) {}
 
-long long SelfIntersectionCounter::count(const btSoftRigidDynamicsWorld& world) {
+long long SelfIntersectionCounter::count(const btAlignedObjectArray<btSoftBody*>& bodies) {
     long long total = -1;
-    const btSoftBodyArray& bodies = world.getSoftBodyArray();
     for (int b = 0; b < bodies.size(); ++b) {
         const btSoftBody& body = *bodies[b];
         if (body.m_faces.size() == 0) continue;

@@ -3,14 +3,16 @@
 
 #include <bulletgpu/TriangleMeshSet.h>
 
+#include <LinearMath/btAlignedObjectArray.h>
+
 #include <cstdint>
 #include <vector>
 
-class btSoftRigidDynamicsWorld;
+class btSoftBody;
 
 namespace bulletgpu::demo {
 
-/// Counts, in a soft world, the pairs of triangles of one soft body that share no vertex and
+/// Counts, among a world's soft bodies, the pairs of triangles of one soft body that share no vertex and
 /// meet (cloth passing through itself), with the engine's discrete query on the CPU, as the
 /// self-collision tests do. Each soft body with faces is one engine mesh, added the first time it
 /// is seen (a body's faces must not change after that).
@@ -18,9 +20,10 @@ class SelfIntersectionCounter {
 public:
     SelfIntersectionCounter();
 
-    /// Intersecting triangle pairs sharing no vertex, summed over the world's soft bodies, at
-    /// their current node positions; -1 when no soft body has faces (ropes only).
-    long long count(const btSoftRigidDynamicsWorld& world);
+    /// Intersecting triangle pairs sharing no vertex, summed over the soft bodies (a soft or
+    /// deformable world's getSoftBodyArray()), at their current node positions; -1 when no soft
+    /// body has faces (ropes only).
+    long long count(const btAlignedObjectArray<btSoftBody*>& bodies);
 
 private:
     struct Body {

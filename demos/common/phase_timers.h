@@ -3,6 +3,7 @@
 
 #include <BulletCollision/CollisionDispatch/btCollisionDispatcher.h>
 #include <BulletDynamics/ConstraintSolver/btSequentialImpulseConstraintSolver.h>
+#include <BulletSoftBody/btDeformableMultiBodyConstraintSolver.h>
 
 #include "kernels/common/stopwatch.h"
 
@@ -48,9 +49,13 @@ private:
     PhaseClock& m_clock;
 };
 
-/// A btSequentialImpulseConstraintSolver that times solveGroup: the rigid-body solver of a step.
+/// A btSequentialImpulseConstraintSolver that times solveGroup into a clock: the rigid-body solver
+/// of a step.
 class TimedSolver final : public btSequentialImpulseConstraintSolver {
 public:
+    /// Times solveGroup into clock (not owned).
+    explicit TimedSolver(PhaseClock& clock) : m_clock(clock) {}
+
     btScalar solveGroup(btCollisionObject** bodies, int numBodies, btPersistentManifold** manifolds, int numManifolds,
                         btTypedConstraint** constraints, int numConstraints, const btContactSolverInfo& info,
                         btIDebugDraw* debugDrawer, btDispatcher* dispatcher) override {
@@ -61,11 +66,33 @@ public:
         return residual;
     }
 
-    /// Solver milliseconds since the last call.
-    double takeMilliseconds() { return m_clock.take(); }
+private:
+    PhaseClock& m_clock;
+};
+
+/// A btDeformableMultiBodyConstraintSolver that times solveDeformableBodyGroup into a clock: the
+/// contact solve of a deformable world's step (rigid and deformable contacts; the deformable
+/// bodies' own momentum solve that follows is not in it).
+class TimedDeformableSolver final : public btDeformableMultiBodyConstraintSolver {
+public:
+    /// Times solveDeformableBodyGroup into clock (not owned).
+    explicit TimedDeformableSolver(PhaseClock& clock) : m_clock(clock) {}
+
+    void solveDeformableBodyGroup(btCollisionObject** bodies, int numBodies, btCollisionObject** deformableBodies,
+                                  int numDeformableBodies, btPersistentManifold** manifolds, int numManifolds,
+                                  btTypedConstraint** constraints, int numConstraints,
+                                  btMultiBodyConstraint** multiBodyConstraints, int numMultiBodyConstraints,
+                                  const btContactSolverInfo& info, btIDebugDraw* debugDrawer,
+                                  btDispatcher* dispatcher) override {
+        const auto started = m_clock.start();
+        btDeformableMultiBodyConstraintSolver::solveDeformableBodyGroup(
+            bodies, numBodies, deformableBodies, numDeformableBodies, manifolds, numManifolds, constraints,
+            numConstraints, multiBodyConstraints, numMultiBodyConstraints, info, debugDrawer, dispatcher);
+        m_clock.stop(started);
+    }
 
 private:
-    PhaseClock m_clock;
+    PhaseClock& m_clock;
 };
 
 } // namespace bulletgpu::demo

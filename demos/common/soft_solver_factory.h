@@ -27,12 +27,10 @@ inline bool isSoftSolverName(const std::string& name) { return holdsName(softSol
 /// The names softSolverNames() holds, comma-separated, for error messages.
 inline std::string softSolverNameList() { return joinedNames(softSolverNames()); }
 
-/// Makes the soft-body solver of a name: null for bullet (btSoftRigidDynamicsWorld then makes
-/// its own btDefaultSoftBodySolver, as without a solver argument), a bulletgpu::SoftBodySolver
-/// with its default SoftCollisionConfig otherwise. Throws std::invalid_argument for an unknown
-/// name (and SoftBodySolver's std::runtime_error when bulletgpu-cuda finds no device).
-inline std::unique_ptr<btSoftBodySolver> makeSoftSolver(const std::string& name) {
-    if (name == "bullet") return nullptr;
+/// The SoftCollisionConfig of a bulletgpu name: the default for bulletgpu, its backend fixed to
+/// Cpu or Cuda for bulletgpu-cpu and bulletgpu-cuda. Throws std::invalid_argument for any other
+/// name (bullet included: it has no config).
+inline SoftCollisionConfig softCollisionConfig(const std::string& name) {
     SoftCollisionConfig config;
     if (name == "bulletgpu-cpu") {
         config.backend = Backend::Cpu;
@@ -41,7 +39,16 @@ inline std::unique_ptr<btSoftBodySolver> makeSoftSolver(const std::string& name)
     } else if (name != "bulletgpu") {
         throw std::invalid_argument("unknown soft-body solver '" + name + "' (" + softSolverNameList() + ")");
     }
-    return std::make_unique<SoftBodySolver>(config);
+    return config;
+}
+
+/// Makes the soft-body solver of a name: null for bullet (btSoftRigidDynamicsWorld then makes
+/// its own btDefaultSoftBodySolver, as without a solver argument), a bulletgpu::SoftBodySolver
+/// with softCollisionConfig(name) otherwise. Throws std::invalid_argument for an unknown name
+/// (and SoftBodySolver's std::runtime_error when bulletgpu-cuda finds no device).
+inline std::unique_ptr<btSoftBodySolver> makeSoftSolver(const std::string& name) {
+    if (name == "bullet") return nullptr;
+    return std::make_unique<SoftBodySolver>(softCollisionConfig(name));
 }
 
 } // namespace bulletgpu::demo

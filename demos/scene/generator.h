@@ -20,7 +20,7 @@ struct GeneratorContext {
 
     /// A count scaled by options.scale (at least 1), for generators marked "scalable".
     int scaled(int count, bool scalable) const;
-    /// The soft-body world info; fails on params when the scene is not a soft scene.
+    /// The soft-body world info; fails on params when the scene is neither soft nor deformable.
     btSoftBodyWorldInfo& softInfo(const JsonReader& params) const;
 };
 
@@ -80,5 +80,7 @@ void generateSoftTori(const JsonReader& params, GeneratorContext& context);
 void generateSoftMesh(const JsonReader& params, GeneratorContext& context);
 /// A cloth strip held at both short edges, one of them turning and closing in (the twist test).
 void generateTwistedStrip(const JsonReader& params, GeneratorContext& context);
+/// A cloth patch of Bullet's deformable world (DeformableSelfCollision's).
+void generateDeformableCloth(const JsonReader& params, GeneratorContext& context);
 
 } // namespace bulletgpu::demo

@@ -26,6 +26,7 @@ const std::map<std::string, Generator>& registry() {
         {"rays", generateRays},
         {"moving_box_field", generateMovingBoxField},
         {"cloth_patch", generateClothPatch},
+        {"deformable_cloth", generateDeformableCloth},
         {"rigid_up_stack", generateRigidUpStack},
         {"ropes", generateRopes},
         {"rope_attach", generateRopeAttach},
@@ -48,7 +49,8 @@ int GeneratorContext::scaled(int count, bool scalable) const {
 
 btSoftBodyWorldInfo& GeneratorContext::softInfo(const JsonReader& params) const {
     if (content.softWorldInfo() == nullptr)
-        params.at("type").fail("soft-body generator in a scene whose world.type is not \"soft\"");
+        params.at("type").fail(
+            "soft-body generator in a scene whose world.type is neither \"soft\" nor \"deformable\"");
     return *content.softWorldInfo();
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Zlib
 // Soft bodies with nodes moved by a script: the twisted strip of the self-collision tests.
+#include "demos/scene/deformable_cloth.h"
 #include "demos/scene/generator.h"
 
 #include <BulletSoftBody/btSoftBody.h>
@@ -67,6 +68,7 @@ void generateTwistedStrip(const JsonReader& params, GeneratorContext& context) {
     strip->generateBendingConstraints(params.positiveInt("bendingDistance", 2));
     strip->m_cfg.piterations = params.positiveInt("positionIterations", 4);
     strip->setTotalMass(btScalar(params.positiveNumber("mass", 1)));
+    if (context.content.deformable()) setUpDeformableCloth(params, context, *strip);
     // Both short edges held (mass 0); the one at +x is driven. Node (i along, j across) is
     // j along + i, as CreatePatch makes them.
     std::vector<int> moving;

@@ -4,7 +4,9 @@
 namespace bulletgpu::demo {
 
 void generateGroundBox(const JsonReader& params, GeneratorContext& context) {
-    btCollisionShape* shape = context.content.addShape(std::make_unique<btBoxShape>(params.at("halfExtents").vec3()));
+    auto box = std::make_unique<btBoxShape>(params.at("halfExtents").vec3());
+    if (params.has("margin")) box->setMargin(btScalar(params.at("margin").number()));
+    btCollisionShape* shape = context.content.addShape(std::move(box));
     const btTransform transform(btQuaternion::getIdentity(), params.at("position").vec3());
     const std::string kind = params.string("kind", "static");
     btCollisionObject* object = nullptr;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "demos/scene/scene_content.h"
 
+#include <BulletSoftBody/btDeformableLagrangianForce.h>
+#include <BulletSoftBody/btDeformableMultiBodyDynamicsWorld.h>
 #include <BulletSoftBody/btSoftBody.h>
 #include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
@@ -11,6 +13,7 @@ SceneContent::~SceneContent() {
     // meshes: delete in that order.
     m_scripts.clear();
     m_constraints.clear();
+    m_forces.clear();
     m_softBodies.clear();
     m_rigidBodies.clear();
     m_collisionObjects.clear();
@@ -77,13 +80,19 @@ btSoftBody* SceneContent::addSoftBody(btSoftBody* body) {
     return body;
 }
 
+void SceneContent::addDeformableForce(btSoftBody* body, std::unique_ptr<btDeformableLagrangianForce> force) {
+    m_forces.push_back(std::move(force));
+    m_forceEntries.push_back({body, m_forces.back().get()});
+}
+
 void SceneContent::addScript(std::unique_ptr<SceneScript> script) { m_scripts.push_back(std::move(script)); }
 
 int SceneContent::objectCount() const {
     return static_cast<int>(m_rigidBodies.size() + m_collisionObjects.size() + m_softBodies.size());
 }
 
-void SceneContent::addTo(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld) {
+void SceneContent::addTo(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld,
+                         btDeformableMultiBodyDynamicsWorld* deformableWorld) {
     for (const std::unique_ptr<btCollisionObject>& object : m_collisionObjects) world.addCollisionObject(object.get());
     for (const RigidEntry& entry : m_rigidEntries) {
         if (entry.group == -1) {
@@ -98,12 +107,23 @@ void SceneContent::addTo(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorl
     if (softWorld != nullptr) {
         for (const std::unique_ptr<btSoftBody>& body : m_softBodies) softWorld->addSoftBody(body.get());
     }
+    if (deformableWorld != nullptr) {
+        // Bullet keeps the first force of each type it is given and lets it act on every body
+        // given a force of that type later.
+        for (const std::unique_ptr<btSoftBody>& body : m_softBodies) deformableWorld->addSoftBody(body.get());
+        for (const ForceEntry& entry : m_forceEntries) deformableWorld->addForce(entry.body, entry.force);
+    }
 }
 
-void SceneContent::removeFrom(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld) {
+void SceneContent::removeFrom(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld,
+                              btDeformableMultiBodyDynamicsWorld* deformableWorld) {
     for (const ConstraintEntry& entry : m_constraintEntries) world.removeConstraint(entry.constraint);
     if (softWorld != nullptr) {
         for (const std::unique_ptr<btSoftBody>& body : m_softBodies) softWorld->removeSoftBody(body.get());
+    }
+    if (deformableWorld != nullptr) {
+        // removeSoftBody takes the body out of every force too.
+        for (const std::unique_ptr<btSoftBody>& body : m_softBodies) deformableWorld->removeSoftBody(body.get());
     }
     // Removing an object makes the pair cache scan every pair (cleanProxyFromPairs), which is
     // quadratic over a large scene: empty the cache first, from the back, in time linear in pairs.

@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+class btDeformableLagrangianForce;
+class btDeformableMultiBodyDynamicsWorld;
 class btSoftRigidDynamicsWorld;
 
 namespace bulletgpu::demo {
@@ -32,8 +34,10 @@ public:
 /// for the broadphase); then addTo puts everything into the world in creation order.
 class SceneContent {
 public:
-    /// Content for a rigid scene (softInfo null) or a soft scene.
-    explicit SceneContent(btSoftBodyWorldInfo* softInfo) : m_softInfo(softInfo) {}
+    /// Content for a rigid scene (softInfo null), a soft scene, or a deformable scene (deformable:
+    /// Bullet's deformable world, whose soft bodies are moved by btDeformableLagrangianForces).
+    explicit SceneContent(btSoftBodyWorldInfo* softInfo, bool deformable = false)
+        : m_softInfo(softInfo), m_deformable(deformable) {}
     ~SceneContent();
     SceneContent(const SceneContent&) = delete;
     SceneContent& operator=(const SceneContent&) = delete;
@@ -52,11 +56,15 @@ public:
     void addConstraint(std::unique_ptr<btTypedConstraint> constraint, bool disableCollisionsBetweenLinked);
     /// Takes ownership of a soft body.
     btSoftBody* addSoftBody(btSoftBody* body);
+    /// Takes ownership of a deformable force that addTo lets act on body (a deformable scene's).
+    void addDeformableForce(btSoftBody* body, std::unique_ptr<btDeformableLagrangianForce> force);
     /// Takes ownership of a per-frame script.
     void addScript(std::unique_ptr<SceneScript> script);
 
     /// The soft-body world info, or nullptr in a rigid scene.
     btSoftBodyWorldInfo* softWorldInfo() const { return m_softInfo; }
+    /// Whether the content is for Bullet's deformable world.
+    bool deformable() const { return m_deformable; }
     /// Rigid bodies, collision objects and soft bodies created so far.
     int objectCount() const;
     /// The scripts, in creation order.
@@ -74,10 +82,13 @@ public:
     /// Whether a generator asked for skipStaticPairs.
     bool skipsStaticPairs() const { return m_skipStaticPairs; }
 
-    /// Adds everything to the world (softWorld is the same world for soft scenes, else null).
-    void addTo(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld);
+    /// Adds everything to the world; softWorld (soft scenes) or deformableWorld (deformable scenes,
+    /// which also get their forces) is the same world, the other null (both null in rigid scenes).
+    void addTo(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld,
+               btDeformableMultiBodyDynamicsWorld* deformableWorld);
     /// Removes everything from the world again (before the world or the content is deleted).
-    void removeFrom(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld);
+    void removeFrom(btDiscreteDynamicsWorld& world, btSoftRigidDynamicsWorld* softWorld,
+                    btDeformableMultiBodyDynamicsWorld* deformableWorld);
 
 private:
     struct RigidEntry {
@@ -89,8 +100,13 @@ private:
         btTypedConstraint* constraint;
         bool disableCollisions;
     };
+    struct ForceEntry {
+        btSoftBody* body;
+        btDeformableLagrangianForce* force;
+    };
 
     btSoftBodyWorldInfo* m_softInfo;
+    bool m_deformable;
     bool m_skipStaticPairs = false;
     std::vector<std::unique_ptr<btCollisionShape>> m_shapes;
     std::vector<std::unique_ptr<TriMesh>> m_meshData;
@@ -102,6 +118,8 @@ private:
     std::vector<std::unique_ptr<btTypedConstraint>> m_constraints;
     std::vector<ConstraintEntry> m_constraintEntries;
     std::vector<std::unique_ptr<btSoftBody>> m_softBodies;
+    std::vector<std::unique_ptr<btDeformableLagrangianForce>> m_forces;
+    std::vector<ForceEntry> m_forceEntries;
     std::vector<std::unique_ptr<SceneScript>> m_scripts;
 };
 

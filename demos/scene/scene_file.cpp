@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Zlib
+#include "demos/common/deformable_world_factory.h"
 #include "demos/common/narrow_factory.h"
 #include "demos/common/soft_solver_factory.h"
 #include "demos/scene/generator.h"
@@ -7,6 +8,8 @@
 #include "demos/scene/scene_world.h"
 
 #include <BulletCollision/Gimpact/btGImpactCollisionAlgorithm.h>
+#include <BulletSoftBody/btDeformableBodySolver.h>
+#include <BulletSoftBody/btDeformableMultiBodyDynamicsWorld.h>
 #include <BulletSoftBody/btSoftBodyRigidBodyCollisionConfiguration.h>
 #include <BulletSoftBody/btSoftRigidDynamicsWorld.h>
 
@@ -19,7 +22,8 @@ namespace {
 
 // The "world" object of a scene file.
 struct WorldSettings {
-    bool soft = false;
+    bool soft = false;       // "type": "soft": btSoftRigidDynamicsWorld
+    bool deformable = false; // "type": "deformable": btDeformableMultiBodyDynamicsWorld
     std::string narrow = "bullet";
     std::string softSolver = "bullet";
     btVector3 gravity{0, -10, 0};
@@ -91,7 +95,7 @@ public:
         const JsonReader worldSpec = root.at("world");
         m_settings = readWorld(worldSpec);
 
-        if (m_settings.soft) {
+        if (m_settings.soft || m_settings.deformable) {
             m_configuration = std::make_unique<btSoftBodyRigidBodyCollisionConfiguration>();
         } else {
             m_configuration = std::make_unique<btDefaultCollisionConfiguration>();
@@ -103,7 +107,7 @@ public:
         } catch (const std::exception& error) {
             throw std::runtime_error(path + ": " + error.what());
         }
-        if (m_settings.soft) {
+        if (m_settings.soft || m_settings.deformable) {
             m_softInfo = std::make_unique<btSoftBodyWorldInfo>();
             m_softInfo->air_density = btScalar(1.2);
             m_softInfo->water_density = 0;
@@ -113,7 +117,14 @@ public:
             m_softInfo->m_dispatcher = m_dispatcher.get();
             m_softInfo->m_sparsesdf.Initialize();
         }
-        m_content = std::make_unique<SceneContent>(m_softInfo.get());
+        if (m_settings.deformable) {
+            // As btDeformableMultiBodyDynamicsWorld sets up its own info (voxels of 0.005), then
+            // DeformableSelfCollision's default of 0.25, which takes effect when the SDF resets.
+            m_softInfo->m_sparsesdf.setDefaultVoxelsz(btScalar(0.005));
+            m_softInfo->m_sparsesdf.Reset();
+            m_softInfo->m_sparsesdf.setDefaultVoxelsz(btScalar(0.25));
+        }
+        m_content = std::make_unique<SceneContent>(m_softInfo.get(), m_settings.deformable);
         generateObjects(root, path, options, seed);
         root.done();
         // Bullet collides GImpact shapes only with this; BulletGpu's dispatcher keeps it as the
@@ -123,8 +134,10 @@ public:
         const int maxProxies = m_content->objectCount();
         m_broadphase =
             std::make_unique<TimedBroadphase>(makeBroadphase(m_settings.boundsMin, m_settings.boundsMax, maxProxies));
-        m_solver = std::make_unique<TimedSolver>();
-        if (m_settings.soft) {
+        if (m_settings.deformable) {
+            makeDeformableWorld(path);
+        } else if (m_settings.soft) {
+            m_solver = std::make_unique<TimedSolver>(m_solverClock);
             try {
                 m_softSolver = makeSoftSolver(m_settings.softSolver);
             } catch (const std::exception& error) {
@@ -137,6 +150,7 @@ public:
             m_softInfo->m_broadphase = m_broadphase.get();
             m_softInfo->m_sparsesdf.Reset();
         } else {
+            m_solver = std::make_unique<TimedSolver>(m_solverClock);
             m_world = std::make_unique<btDiscreteDynamicsWorld>(m_dispatcher.get(), m_broadphase.get(), m_solver.get(),
                                                                 m_configuration.get());
         }
@@ -144,7 +158,7 @@ public:
         applySolverSettings(worldSpec);
         worldSpec.done();
         if (m_content->skipsStaticPairs()) m_dispatcher->setNearCallback(skipStaticPairsNearCallback);
-        m_content->addTo(*m_world, m_softWorld);
+        m_content->addTo(*m_world, m_softWorld, m_deformableWorld);
         if (!m_content->scripts().empty()) {
             m_world->setInternalTickCallback(runScriptsBeforeStep, this, true);
             m_world->setInternalTickCallback(runScriptsAfterStep, this, false);
@@ -152,7 +166,7 @@ public:
     }
 
     ~FileSceneWorld() override {
-        if (m_world) m_content->removeFrom(*m_world, m_softWorld);
+        if (m_world) m_content->removeFrom(*m_world, m_softWorld, m_deformableWorld);
     }
 
     FileSceneWorld(const FileSceneWorld&) = delete;
@@ -162,13 +176,18 @@ public:
     const std::string& description() const override { return m_description; }
     btDiscreteDynamicsWorld& world() override { return *m_world; }
     btSoftRigidDynamicsWorld* softWorld() override { return m_softWorld; }
+    btDeformableMultiBodyDynamicsWorld* deformableWorld() override { return m_deformableWorld; }
+    const btSoftBodyArray* softBodies() override {
+        if (m_softWorld != nullptr) return &m_softWorld->getSoftBodyArray();
+        return m_deformableWorld != nullptr ? &m_deformableWorld->getSoftBodyArray() : nullptr;
+    }
     TimedBroadphase& broadphase() override { return *m_broadphase; }
     btCollisionDispatcher& dispatcher() override { return *m_dispatcher; }
     PhaseClock& narrowphaseClock() override { return m_narrowphaseClock; }
     const std::string& narrowPhase() const override { return m_settings.narrow; }
     const std::string& softSolver() const override { return m_settings.softSolver; }
     SoftBodySolver* bulletgpuSoftSolver() override { return dynamic_cast<SoftBodySolver*>(m_softSolver.get()); }
-    TimedSolver& solver() override { return *m_solver; }
+    PhaseClock& solverClock() override { return m_solverClock; }
     const CameraSpec& camera() const override { return m_camera; }
     int defaultSteps() const override { return m_steps; }
     int objectCount() const override { return m_world->getNumCollisionObjects(); }
@@ -177,7 +196,8 @@ public:
 
     int advance(double elapsedSeconds, int maxSubSteps) override {
         const int substeps = m_world->stepSimulation(btScalar(elapsedSeconds), maxSubSteps, m_settings.timeStep);
-        if (m_softInfo) m_softInfo->m_sparsesdf.GarbageCollect();
+        // As SoftDemo does; Bullet's deformable example does not.
+        if (m_softWorld != nullptr) m_softInfo->m_sparsesdf.GarbageCollect();
         return substeps;
     }
 
@@ -220,9 +240,10 @@ private:
     static WorldSettings readWorld(const JsonReader& spec) {
         WorldSettings settings;
         const std::string type = spec.string("type", "rigid");
-        if (type != "rigid" && type != "soft")
-            spec.at("type").fail("expected \"rigid\" or \"soft\", got \"" + type + "\"");
+        if (type != "rigid" && type != "soft" && type != "deformable")
+            spec.at("type").fail("expected \"rigid\", \"soft\" or \"deformable\", got \"" + type + "\"");
         settings.soft = type == "soft";
+        settings.deformable = type == "deformable";
         settings.narrow = spec.string("narrow", settings.narrow);
         if (!isNarrowPhaseName(settings.narrow)) {
             spec.at("narrow").fail("unknown narrow phase '" + settings.narrow + "' (" + narrowPhaseNameList() + ")");
@@ -243,6 +264,28 @@ private:
         }
         bounds.done();
         return settings;
+    }
+
+    // Bullet's deformable world (or ours, by the soft-body solver's name) set up as its
+    // DeformableSelfCollision example does: explicit integration, no line search, projection.
+    void makeDeformableWorld(const std::string& path) {
+        m_deformableSolver = std::make_unique<btDeformableBodySolver>();
+        auto solver = std::make_unique<TimedDeformableSolver>(m_solverClock);
+        solver->setDeformableSolver(m_deformableSolver.get());
+        std::unique_ptr<btDeformableMultiBodyDynamicsWorld> world;
+        try {
+            world = bulletgpu::demo::makeDeformableWorld(m_settings.softSolver, m_dispatcher.get(), m_broadphase.get(),
+                                                         solver.get(), m_configuration.get(), m_deformableSolver.get());
+        } catch (const std::exception& error) {
+            throw std::runtime_error(path + ": " + error.what());
+        }
+        world->setImplicit(false);
+        world->setLineSearch(false);
+        world->setUseProjection(true);
+        m_deformableWorld = world.get();
+        m_world = std::move(world);
+        m_solver = std::move(solver);
+        m_softInfo->m_broadphase = m_broadphase.get();
     }
 
     void applySolverSettings(const JsonReader& spec) {
@@ -281,15 +324,18 @@ private:
     WorldSettings m_settings;
     // Declaration order is the reverse of destruction order: the world goes first.
     PhaseClock m_narrowphaseClock;
+    PhaseClock m_solverClock;
     std::unique_ptr<btCollisionConfiguration> m_configuration;
     std::unique_ptr<btCollisionDispatcher> m_dispatcher;
     std::unique_ptr<btSoftBodyWorldInfo> m_softInfo;
     std::unique_ptr<SceneContent> m_content;
     std::unique_ptr<TimedBroadphase> m_broadphase;
-    std::unique_ptr<TimedSolver> m_solver;
-    std::unique_ptr<btSoftBodySolver> m_softSolver; // null: the world's own btDefaultSoftBodySolver
+    std::unique_ptr<btConstraintSolver> m_solver;
+    std::unique_ptr<btDeformableBodySolver> m_deformableSolver; // deformable scenes only
+    std::unique_ptr<btSoftBodySolver> m_softSolver;             // null: the world's own btDefaultSoftBodySolver
     std::unique_ptr<btDiscreteDynamicsWorld> m_world;
     btSoftRigidDynamicsWorld* m_softWorld = nullptr;
+    btDeformableMultiBodyDynamicsWorld* m_deformableWorld = nullptr;
 };
 
 } // namespace

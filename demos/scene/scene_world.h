@@ -11,6 +11,8 @@
 #include <memory>
 #include <string>
 
+class btDeformableMultiBodyDynamicsWorld;
+class btSoftBody;
 class btSoftRigidDynamicsWorld;
 
 namespace bulletgpu {
@@ -34,7 +36,9 @@ struct SceneLoadOptions {
     /// bulletgpu-cpu, bulletgpu-cuda); empty takes the scene file's "world.narrow".
     std::string narrow;
     /// The soft-body solver of soft scenes (a name from softSolverNames(): bullet, bulletgpu,
-    /// bulletgpu-cpu, bulletgpu-cuda); empty takes the scene file's "world.softSolver".
+    /// bulletgpu-cpu, bulletgpu-cuda), or the world of deformable scenes (bullet: Bullet's
+    /// btDeformableMultiBodyDynamicsWorld, the others bulletgpu::DeformableMultiBodyDynamicsWorld);
+    /// empty takes the scene file's "world.softSolver".
     std::string softSolver;
 };
 
@@ -48,10 +52,15 @@ public:
     virtual const std::string& name() const = 0;
     /// One line saying what the scene re-creates (for example "BenchmarkDemo 1, 3000 boxes").
     virtual const std::string& description() const = 0;
-    /// The dynamics world (a btSoftRigidDynamicsWorld for soft-body scenes).
+    /// The dynamics world (a btSoftRigidDynamicsWorld for soft scenes, a
+    /// btDeformableMultiBodyDynamicsWorld for deformable scenes).
     virtual btDiscreteDynamicsWorld& world() = 0;
-    /// The soft-body world, or nullptr when the scene has no soft bodies.
+    /// The soft-body world of a soft scene, or nullptr.
     virtual btSoftRigidDynamicsWorld* softWorld() = 0;
+    /// The deformable world of a deformable scene, or nullptr.
+    virtual btDeformableMultiBodyDynamicsWorld* deformableWorld() = 0;
+    /// The soft bodies of a soft or deformable scene's world, or nullptr in a rigid scene.
+    virtual const btAlignedObjectArray<btSoftBody*>* softBodies() = 0;
     /// The broadphase the world runs on, wrapped so it is timed.
     virtual TimedBroadphase& broadphase() = 0;
     /// The world's dispatcher: Bullet's, or bulletgpu::CollisionDispatcher (see narrowPhase()).
@@ -60,14 +69,15 @@ public:
     virtual PhaseClock& narrowphaseClock() = 0;
     /// The narrow phase's name (bullet, bulletgpu, bulletgpu-cpu or bulletgpu-cuda).
     virtual const std::string& narrowPhase() const = 0;
-    /// The soft-body solver's name (bullet, bulletgpu, bulletgpu-cpu or bulletgpu-cuda); bullet in
-    /// rigid scenes.
+    /// The soft-body solver's name (bullet, bulletgpu, bulletgpu-cpu or bulletgpu-cuda; in a
+    /// deformable scene, the world's); bullet in rigid scenes.
     virtual const std::string& softSolver() const = 0;
     /// The bulletgpu::SoftBodySolver the soft world runs on, or nullptr when it runs on Bullet's
-    /// own btDefaultSoftBodySolver (or the scene is rigid).
+    /// own btDefaultSoftBodySolver (or the scene is rigid or deformable).
     virtual SoftBodySolver* bulletgpuSoftSolver() = 0;
-    /// The world's constraint solver; it times solving.
-    virtual TimedSolver& solver() = 0;
+    /// Time the world's constraint solver spent solving: solveGroup (rigid and soft scenes), or the
+    /// deformable world's contact solve (solveDeformableBodyGroup).
+    virtual PhaseClock& solverClock() = 0;
     /// The camera the scene file asks for.
     virtual const CameraSpec& camera() const = 0;
     /// Steps the scene file suggests for a run.

@@ -107,6 +107,8 @@ void MeshFaceContacts::findVertices(const SoftMeshFacePair& pair, const std::vec
         const float* p = &g.positions[3 * i];
         const btVector3 x = pair.transform * btVector3(p[0], p[1], p[2]);
         const float* n = &normals[3 * i];
+        // Not finite (a non-finite transform or vertex): no point the engine could query.
+        if (!std::isfinite(x.x() + x.y() + x.z())) continue;
         if (x.x() < lo.x() || x.y() < lo.y() || x.z() < lo.z() || x.x() > hi.x() || x.y() > hi.y() || x.z() > hi.z() ||
             (n[0] == 0 && n[1] == 0 && n[2] == 0))
             continue;

@@ -27,27 +27,25 @@ add_test(NAME demo_cli_narrow_compare
 set_tests_properties(demo_cli_narrow_compare PROPERTIES LABELS cpu
   PASS_REGULAR_EXPRESSION "dbvt/bulletgpu against dbvt/bullet: step [0-9.]+x, broad phase [0-9.]+x, narrow phase [0-9.]+x faster")
 
-# A soft scene on Bullet's soft-body solver and on bulletgpu::SoftBodySolver, self-intersections
-# counted: the folding curtain passes through itself in Bullet's (from about step 35), not in ours.
-add_test(NAME demo_cli_soft_compare
-         COMMAND bulletgpu-demo --scene ${PROJECT_SOURCE_DIR}/scenes/soft-cloth-fold.json --broadphase dbvt
-                 --soft-solver bullet,bulletgpu-cpu --self-intersections --steps 60)
-set_tests_properties(demo_cli_soft_compare PROPERTIES LABELS cpu
-  PASS_REGULAR_EXPRESSION
-  "dbvt/bullet: soft self-intersections after [1-9][0-9]* of 60 steps.*dbvt/bulletgpu-cpu: soft self-intersections after 0 of 60 steps")
+# A soft scene of scenes/ stepped `steps` times on Bullet's solver and on bulletgpu's (CPU), its
+# self-intersections counted: Bullet's run passes through itself when `bullet_intersects`, ours never.
+function(bulletgpu_add_soft_compare_test name scene steps bullet_intersects)
+  add_test(NAME ${name}
+           COMMAND bulletgpu-demo --scene ${PROJECT_SOURCE_DIR}/scenes/${scene} --broadphase dbvt
+                   --soft-solver bullet,bulletgpu-cpu --self-intersections --steps ${steps})
+  if(bullet_intersects)
+    set(bullet_steps "[1-9][0-9]*")
+  else()
+    set(bullet_steps "0")
+  endif()
+  set_tests_properties(${name} PROPERTIES LABELS cpu PASS_REGULAR_EXPRESSION
+    "dbvt/bullet: soft self-intersections after ${bullet_steps} of ${steps} steps.*dbvt/bulletgpu-cpu: soft self-intersections after 0 of ${steps} steps")
+endfunction()
 
-# The deformable world's twisted strip in Bullet's btDeformableMultiBodyDynamicsWorld and in
-# bulletgpu::DeformableMultiBodyDynamicsWorld: Bullet's passes through itself (from step 288), ours never.
-add_test(NAME demo_cli_deformable_compare
-         COMMAND bulletgpu-demo --scene ${PROJECT_SOURCE_DIR}/scenes/deformable-twisted-strip.json --broadphase dbvt
-                 --soft-solver bullet,bulletgpu-cpu --self-intersections --steps 400)
-set_tests_properties(demo_cli_deformable_compare PROPERTIES LABELS cpu
-  PASS_REGULAR_EXPRESSION
-  "dbvt/bullet: soft self-intersections after [1-9][0-9]* of 400 steps.*dbvt/bulletgpu-cpu: soft self-intersections after 0 of 400 steps")
-# Bullet's DeformableSelfCollision example in both worlds: the two cloths land, neither passes through itself.
-add_test(NAME demo_cli_deformable_self_collision
-         COMMAND bulletgpu-demo --scene ${PROJECT_SOURCE_DIR}/scenes/deformable-self-collision.json --broadphase dbvt
-                 --soft-solver bullet,bulletgpu-cpu --self-intersections --steps 240)
-set_tests_properties(demo_cli_deformable_self_collision PROPERTIES LABELS cpu
-  PASS_REGULAR_EXPRESSION
-  "dbvt/bullet: soft self-intersections after 0 of 240 steps.*dbvt/bulletgpu-cpu: soft self-intersections after 0 of 240 steps")
+# The folding curtain passes through itself with Bullet's soft-body solver (from about step 35).
+bulletgpu_add_soft_compare_test(demo_cli_soft_compare soft-cloth-fold.json 60 TRUE)
+# The twisted strip in Bullet's btDeformableMultiBodyDynamicsWorld (from step 288) and in
+# bulletgpu::DeformableMultiBodyDynamicsWorld.
+bulletgpu_add_soft_compare_test(demo_cli_deformable_compare deformable-twisted-strip.json 400 TRUE)
+# Bullet's DeformableSelfCollision example in both worlds: the two cloths land, neither through itself.
+bulletgpu_add_soft_compare_test(demo_cli_deformable_self_collision deformable-self-collision.json 240 FALSE)

@@ -2,8 +2,8 @@
 // Deformable scenes: Bullet's btDeformableMultiBodyDynamicsWorld, or
 // bulletgpu::DeformableMultiBodyDynamicsWorld when the load options name a bulletgpu solver, with
 // DeformableSelfCollision's cloths.
-#include "demos/common/broadphase_factory.h"
 #include "demos/scene/scene_world.h"
+#include "tests/demos/scene_with_solver.h"
 
 #include <bulletgpu/DeformableMultiBodyDynamicsWorld.h>
 
@@ -17,21 +17,7 @@
 
 namespace {
 
-using bulletgpu::demo::SceneLoadOptions;
 using bulletgpu::demo::SceneWorld;
-
-const std::string cScenes = BULLETGPU_SCENES_DIR;
-
-std::unique_ptr<SceneWorld> loadDeformable(const std::string& file, const std::string& softSolver = "") {
-    SceneLoadOptions options;
-    options.softSolver = softSolver;
-    return bulletgpu::demo::loadSceneFile(
-        cScenes + "/" + file,
-        [](const btVector3& min, const btVector3& max, int maxProxies) {
-            return bulletgpu::demo::makeBroadphase("dbvt", min, max, maxProxies);
-        },
-        options);
-}
 
 const bulletgpu::DeformableMultiBodyDynamicsWorld* ours(SceneWorld& scene) {
     return dynamic_cast<const bulletgpu::DeformableMultiBodyDynamicsWorld*>(scene.deformableWorld());
@@ -41,14 +27,16 @@ const bulletgpu::DeformableMultiBodyDynamicsWorld* ours(SceneWorld& scene) {
 
 TEST_CASE("deformable scenes run in Bullet's deformable world unless the load options name ours",
           "[scene][deformable]") {
-    const std::unique_ptr<SceneWorld> bullet = loadDeformable("deformable-self-collision.json");
+    const std::unique_ptr<SceneWorld> bullet =
+        bulletgpu::test::loadSceneWithSoftSolver("deformable-self-collision.json");
     CHECK(bullet->softSolver() == "bullet");
     REQUIRE(bullet->deformableWorld() != nullptr);
     CHECK(bullet->softWorld() == nullptr);
     CHECK(bullet->bulletgpuSoftSolver() == nullptr);
     CHECK(ours(*bullet) == nullptr);
 
-    const std::unique_ptr<SceneWorld> scene = loadDeformable("deformable-self-collision.json", "bulletgpu-cpu");
+    const std::unique_ptr<SceneWorld> scene =
+        bulletgpu::test::loadSceneWithSoftSolver("deformable-self-collision.json", "bulletgpu-cpu");
     CHECK(scene->softSolver() == "bulletgpu-cpu");
     const bulletgpu::DeformableMultiBodyDynamicsWorld* world = ours(*scene);
     REQUIRE(world != nullptr);
@@ -56,12 +44,13 @@ TEST_CASE("deformable scenes run in Bullet's deformable world unless the load op
     for (int step = 0; step < 5; ++step) scene->step();
     CHECK(world->stats().cloths == 2);
 
-    CHECK_THROWS_WITH(loadDeformable("deformable-self-collision.json", "verlet"),
+    CHECK_THROWS_WITH(bulletgpu::test::loadSceneWithSoftSolver("deformable-self-collision.json", "verlet"),
                       Catch::Contains("unknown soft-body solver 'verlet'"));
 }
 
 TEST_CASE("the deformable scene is DeformableSelfCollision's: two cloths over a static box", "[scene][deformable]") {
-    const std::unique_ptr<SceneWorld> scene = loadDeformable("deformable-self-collision.json");
+    const std::unique_ptr<SceneWorld> scene =
+        bulletgpu::test::loadSceneWithSoftSolver("deformable-self-collision.json");
     CHECK(scene->timeStep() == Approx(1.0 / 240));
     const btCollisionObjectArray& objects = scene->world().getCollisionObjectArray();
     REQUIRE(objects.size() == 3);
@@ -100,7 +89,7 @@ TEST_CASE("the deformable scene is DeformableSelfCollision's: two cloths over a 
 }
 
 TEST_CASE("the deformable twisted strip is the deformable-world test's strip", "[scene][deformable]") {
-    const std::unique_ptr<SceneWorld> scene = loadDeformable("deformable-twisted-strip.json");
+    const std::unique_ptr<SceneWorld> scene = bulletgpu::test::loadSceneWithSoftSolver("deformable-twisted-strip.json");
     REQUIRE(scene->softBodies() != nullptr);
     REQUIRE(scene->softBodies()->size() == 1);
     const btSoftBody& strip = *(*scene->softBodies())[0];

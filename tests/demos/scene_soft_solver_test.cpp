@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Zlib
 // Soft scenes on the soft-body solver the load options name, and the self-collision scenes'
 // generators: a cloth patch given by its corners and the twisted strip's driven edge.
-#include "demos/common/broadphase_factory.h"
 #include "demos/scene/scene_world.h"
+#include "tests/demos/scene_with_solver.h"
 
 #include <bulletgpu/SoftBodySolver.h>
 
@@ -16,21 +16,7 @@
 
 namespace {
 
-using bulletgpu::demo::SceneLoadOptions;
 using bulletgpu::demo::SceneWorld;
-
-const std::string cScenes = BULLETGPU_SCENES_DIR;
-
-std::unique_ptr<SceneWorld> loadSoft(const std::string& file, const std::string& softSolver = "") {
-    SceneLoadOptions options;
-    options.softSolver = softSolver;
-    return bulletgpu::demo::loadSceneFile(
-        cScenes + "/" + file,
-        [](const btVector3& min, const btVector3& max, int maxProxies) {
-            return bulletgpu::demo::makeBroadphase("dbvt", min, max, maxProxies);
-        },
-        options);
-}
 
 const btSoftBody& onlySoftBody(SceneWorld& scene) {
     REQUIRE(scene.softWorld() != nullptr);
@@ -41,11 +27,12 @@ const btSoftBody& onlySoftBody(SceneWorld& scene) {
 } // namespace
 
 TEST_CASE("soft scenes run on Bullet's soft-body solver unless the load options name another", "[scene][soft]") {
-    const std::unique_ptr<SceneWorld> bullet = loadSoft("soft-cloth-fold.json");
+    const std::unique_ptr<SceneWorld> bullet = bulletgpu::test::loadSceneWithSoftSolver("soft-cloth-fold.json");
     CHECK(bullet->softSolver() == "bullet");
     CHECK(bullet->bulletgpuSoftSolver() == nullptr);
 
-    const std::unique_ptr<SceneWorld> ours = loadSoft("soft-cloth-fold.json", "bulletgpu-cpu");
+    const std::unique_ptr<SceneWorld> ours =
+        bulletgpu::test::loadSceneWithSoftSolver("soft-cloth-fold.json", "bulletgpu-cpu");
     CHECK(ours->softSolver() == "bulletgpu-cpu");
     const bulletgpu::SoftBodySolver* solver = ours->bulletgpuSoftSolver();
     REQUIRE(solver != nullptr);
@@ -53,11 +40,12 @@ TEST_CASE("soft scenes run on Bullet's soft-body solver unless the load options 
     for (int step = 0; step < 5; ++step) ours->step();
     CHECK(solver->stats().cloths == 1);
 
-    CHECK_THROWS_WITH(loadSoft("soft-cloth-fold.json", "verlet"), Catch::Contains("unknown soft-body solver 'verlet'"));
+    CHECK_THROWS_WITH(bulletgpu::test::loadSceneWithSoftSolver("soft-cloth-fold.json", "verlet"),
+                      Catch::Contains("unknown soft-body solver 'verlet'"));
 }
 
 TEST_CASE("the folding cloth is the tests' curtain: a patch given by its corners", "[scene][soft]") {
-    const std::unique_ptr<SceneWorld> scene = loadSoft("soft-cloth-fold.json");
+    const std::unique_ptr<SceneWorld> scene = bulletgpu::test::loadSceneWithSoftSolver("soft-cloth-fold.json");
     const btSoftBody& cloth = onlySoftBody(*scene);
     REQUIRE(cloth.m_nodes.size() == 30 * 30);
     CHECK(cloth.m_nodes[0].m_x.distance(btVector3(-1, btScalar(0.3), 0)) < 1e-6);
@@ -69,7 +57,7 @@ TEST_CASE("the folding cloth is the tests' curtain: a patch given by its corners
 }
 
 TEST_CASE("the twisted strip's edge turns and closes in, the other edge stays", "[scene][soft]") {
-    const std::unique_ptr<SceneWorld> scene = loadSoft("soft-twisted-strip.json");
+    const std::unique_ptr<SceneWorld> scene = bulletgpu::test::loadSceneWithSoftSolver("soft-twisted-strip.json");
     const btSoftBody& strip = onlySoftBody(*scene);
     REQUIRE(strip.m_nodes.size() == 16 * 5);
     for (int step = 0; step < 30; ++step) scene->step();

@@ -325,14 +325,14 @@ std::vector<NodeFace> bruteForceNodeFacePairs(const btSoftBody& body, const std:
     return pairs;
 }
 
-/// The node-face pairs of `body`'s face-node contacts with itself, sorted.
-std::vector<NodeFace> selfContactPairs(const btSoftBody& body) {
+/// The (node, face) pairs of `a`'s face-node contacts against `b` (`a` itself: its self contacts), sorted.
+std::vector<NodeFace> contactPairs(const btSoftBody& a, const btSoftBody& b) {
     std::vector<NodeFace> pairs;
-    for (int c = 0; c < body.m_faceNodeContacts.size(); ++c) {
-        const btSoftBody::DeformableFaceNodeContact& contact = body.m_faceNodeContacts[c];
-        if (contact.m_colObj != &body) continue;
-        pairs.emplace_back(static_cast<int>(contact.m_node - &body.m_nodes[0]),
-                           static_cast<int>(contact.m_face - &body.m_faces[0]));
+    for (int c = 0; c < a.m_faceNodeContacts.size(); ++c) {
+        const btSoftBody::DeformableFaceNodeContact& contact = a.m_faceNodeContacts[c];
+        if (contact.m_colObj != &b) continue;
+        pairs.emplace_back(static_cast<int>(contact.m_node - &a.m_nodes[0]),
+                           static_cast<int>(contact.m_face - &b.m_faces[0]));
     }
     std::sort(pairs.begin(), pairs.end());
     return pairs;
@@ -348,7 +348,7 @@ TEST_CASE("Deformable world: the self contacts are every node-face pair within t
     btSoftBody* patch = foldedPatchAfterOneStep(world, folded);
     const std::vector<NodeFace> expected = bruteForceNodeFacePairs(*patch, folded, 0.02);
     REQUIRE(expected.size() > 50);
-    CHECK(selfContactPairs(*patch) == expected);
+    CHECK(contactPairs(*patch, *patch) == expected);
     int overLowerFaces = 0;
     for (int c = 0; c < patch->m_faceNodeContacts.size(); ++c) {
         const btSoftBody::DeformableFaceNodeContact& contact = patch->m_faceNodeContacts[c];
@@ -401,7 +401,7 @@ TEST_CASE("Deformable world: Bullet's own self contacts whose closest point lies
     config.thickness = 0.04;
     DeformableClothWorld world(true, config, btVector3(0, 0, 0));
     btSoftBody* patch = foldedPatchAfterOneStep(world, folded);
-    const std::vector<NodeFace> ours = selfContactPairs(*patch);
+    const std::vector<NodeFace> ours = contactPairs(*patch, *patch);
     CHECK(ours == bruteForceNodeFacePairs(*patch, folded, 0.04));
     std::vector<NodeFace> missing;
     std::set_difference(inside.begin(), inside.end(), ours.begin(), ours.end(), std::back_inserter(missing));
@@ -472,19 +472,6 @@ std::vector<NodeFace> bruteForceCrossPairs(const btSoftBody& a, const std::vecto
     return pairs;
 }
 
-/// The (node, face) pairs of `a`'s face-node contacts against `b`, sorted.
-std::vector<NodeFace> crossContactPairs(const btSoftBody& a, const btSoftBody& b) {
-    std::vector<NodeFace> pairs;
-    for (int c = 0; c < a.m_faceNodeContacts.size(); ++c) {
-        const btSoftBody::DeformableFaceNodeContact& contact = a.m_faceNodeContacts[c];
-        if (contact.m_colObj != &b) continue;
-        pairs.emplace_back(static_cast<int>(contact.m_node - &a.m_nodes[0]),
-                           static_cast<int>(contact.m_face - &b.m_faces[0]));
-    }
-    std::sort(pairs.begin(), pairs.end());
-    return pairs;
-}
-
 } // namespace
 
 TEST_CASE("Deformable world: the contacts between two cloths are every node-face pair within the thickness, as "
@@ -498,8 +485,8 @@ TEST_CASE("Deformable world: the contacts between two cloths are every node-face
     const std::vector<NodeFace> upperOnLower = bruteForceCrossPairs(*upper, before[1], *lower, before[0], 0.02);
     REQUIRE(lowerOnUpper.size() > 50);
     REQUIRE(upperOnLower.size() > 50);
-    CHECK(crossContactPairs(*lower, *upper) == lowerOnUpper);
-    CHECK(crossContactPairs(*upper, *lower) == upperOnLower);
+    CHECK(contactPairs(*lower, *upper) == lowerOnUpper);
+    CHECK(contactPairs(*upper, *lower) == upperOnLower);
     for (btSoftBody* body : {lower, upper}) {
         btSoftBody* other = body == lower ? upper : lower;
         const std::vector<btVector3>& nodes = before[body == lower ? 0 : 1];
@@ -552,7 +539,7 @@ TEST_CASE("Deformable world: Bullet's own contacts between two cloths whose clos
     config.thickness = 0.04;
     DeformableClothWorld world(true, config, btVector3(0, 0, 0));
     const auto [lower, upper] = stackedPatches(world, before);
-    const std::vector<NodeFace> ours[2] = {crossContactPairs(*lower, *upper), crossContactPairs(*upper, *lower)};
+    const std::vector<NodeFace> ours[2] = {contactPairs(*lower, *upper), contactPairs(*upper, *lower)};
     CHECK(ours[0] == bruteForceCrossPairs(*lower, before[0], *upper, before[1], 0.04));
     CHECK(ours[1] == bruteForceCrossPairs(*upper, before[1], *lower, before[0], 0.04));
     for (int side = 0; side < 2; ++side) {
@@ -568,7 +555,7 @@ TEST_CASE("Deformable world: a cloth replaced by one of another size meets the o
     DeformableClothWorld world(true, oneThread(), btVector3(0, 0, 0));
     std::vector<btVector3> before[2];
     auto [lower, upper] = stackedPatches(world, before);
-    REQUIRE(crossContactPairs(*lower, *upper).size() > 50);
+    REQUIRE(contactPairs(*lower, *upper).size() > 50);
     const std::vector<btVector3> flat = before[0];
     // The group is rebuilt for its new member: other node, face and edge counts.
     world.removeCloth(upper);
@@ -586,8 +573,8 @@ TEST_CASE("Deformable world: a cloth replaced by one of another size meets the o
         const std::vector<NodeFace> upperOnLower = bruteForceCrossPairs(*upper, before[1], *lower, before[0], 0.02);
         REQUIRE(lowerOnUpper.size() > 5);
         REQUIRE(upperOnLower.size() > 5);
-        CHECK(crossContactPairs(*lower, *upper) == lowerOnUpper);
-        CHECK(crossContactPairs(*upper, *lower) == upperOnLower);
+        CHECK(contactPairs(*lower, *upper) == lowerOnUpper);
+        CHECK(contactPairs(*upper, *lower) == upperOnLower);
         world.removeCloth(upper);
     }
 }

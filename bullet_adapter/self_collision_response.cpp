@@ -108,8 +108,8 @@ void moveSide(const SelfCollisionMesh& m, const WeightedPoint& side, double scal
     }
 }
 
-/// Projects one pair to `thickness` apart (see projectSelfPairs).
-void projectPair(const SelfCollisionMesh& m, const CcdFeaturePair& pair, double thickness) {
+/// Projects one pair to `thickness` apart (see projectSelfPairs); false when it moved nothing.
+bool projectPair(const SelfCollisionMesh& m, const CcdFeaturePair& pair, double thickness) {
     WeightedPoint sideA, sideB;
     closestSides(m, pair, sideA, sideB);
     const Vec3d gap = vecSub(evaluate(sideA, m.end), evaluate(sideB, m.end));
@@ -121,18 +121,19 @@ void projectPair(const SelfCollisionMesh& m, const CcdFeaturePair& pair, double 
         n = vecScale(1 / distance, gap);
         if (vecDot(startGap, n) < 0) n = vecScale(-1, n), separation = -distance;
     } else if (!fallbackDirection(m, pair, startGap, n)) {
-        return;
+        return false;
     }
-    if (separation >= thickness) return;
+    if (separation >= thickness) return false;
     double weightSum = 0;
     for (int i = 0; i < sideA.count; ++i)
         weightSum += sideA.weight[i] * sideA.weight[i] * m.inverseMass[sideA.vertex[i]];
     for (int i = 0; i < sideB.count; ++i)
         weightSum += sideB.weight[i] * sideB.weight[i] * m.inverseMass[sideB.vertex[i]];
-    if (!(weightSum > 0)) return;
+    if (!(weightSum > 0)) return false;
     const double lambda = (thickness - separation) / weightSum;
     moveSide(m, sideA, lambda, n);
     moveSide(m, sideB, -lambda, n);
+    return true;
 }
 
 } // namespace
@@ -143,8 +144,12 @@ void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, cons
 
 void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs, std::size_t count, double thickness,
                       int iterations) {
-    for (int iteration = 0; iteration < iterations; ++iteration)
-        for (std::size_t i = 0; i < count; ++i) projectPair(mesh, pairs[i], thickness);
+    // A pass that moves nothing leaves every later pass nothing to move.
+    for (int iteration = 0; iteration < iterations; ++iteration) {
+        bool moved = false;
+        for (std::size_t i = 0; i < count; ++i) moved |= projectPair(mesh, pairs[i], thickness);
+        if (!moved) break;
+    }
 }
 
 double largestRelativeMove(const double* from, const double* to, std::uint32_t vertexCount) {

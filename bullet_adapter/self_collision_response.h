@@ -32,7 +32,8 @@ void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, cons
 
 /// Pushes every pair of `pairs` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b) that
 /// is closer than `thickness` at the end positions to `thickness` apart, `iterations` times in
-/// order (Gauss-Seidel, closest points recomputed each time). The separating direction is the
+/// order (Gauss-Seidel, closest points recomputed each time; fewer when a pass moves nothing,
+/// after which every later pass would move nothing either). The separating direction is the
 /// one from the pair's closest points at the end, turned around when the same material points
 /// were on the other side at the start (the pair crossed during the step); each vertex moves in
 /// proportion to its inverse mass and barycentric weight, as in position-based dynamics.

@@ -23,7 +23,9 @@ namespace bulletgpu {
 ///  1. contacts: Bullet's own between different soft bodies (CollideVF_DD) and its self-collision
 ///     of the bodies not selected; for the selected ones, the engine finds every vertex-face and
 ///     edge-edge pair within the thickness at the positions the step will reach, and its
-///     vertex-face pairs go into m_faceNodeContacts as CollideFF_DD would make them;
+///     vertex-face pairs go into m_faceNodeContacts as CollideFF_DD would make them; when they
+///     answer as one mesh (below), their vertex-face pairs between two of them go in as
+///     CollideVF_DD would make them, in place of Bullet's contacts between those two;
 ///  2. Bullet's applyRepulsionForce on all of those contacts, unchanged;
 ///  3. CCD: Bullet's vertex-face CCD between different soft bodies and of the bodies not
 ///     selected; then, for each selected cloth, the classic solver's response on the motion the

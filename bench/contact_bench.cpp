@@ -211,7 +211,7 @@ void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatu
         AppendContact emit{out};
         const std::int64_t lo = count * t / size, hi = count * (t + 1) / size;
         for (std::int64_t i = lo; i < hi; ++i)
-            candidateProximity(view, pairs[i].first, view, pairs[i].second, true, distance, emit);
+            candidateProximity(view, pairs[i].first, view, pairs[i].second, true, distance, false, emit);
     }
     contacts.clear();
     for (int t = 0; t < threads; ++t)

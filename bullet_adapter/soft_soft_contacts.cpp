@@ -86,6 +86,8 @@ void SoftSoftContacts::generate() {
     if (!m_queries.empty()) {
         ProximityOptions options;
         options.distance = distance;
+        // Bullet's VF_SS tests nodes against faces only: no edge pairs, no intersection test.
+        options.vertexFaceOnly = true;
         m_set.findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), options, m_contacts);
         for (const ProximityContact& pc : m_contacts) {
             btSoftBody& a = *m_bodyOfMesh[pc.meshA];

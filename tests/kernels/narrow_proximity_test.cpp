@@ -305,6 +305,46 @@ TEST_CASE("Contact query of generated meshes equals the oracle at several distan
     }
 }
 
+TEST_CASE("Vertex-face only: the contact query's vertex-triangle records and nothing else", "[narrow][proximity]") {
+    const PlyMesh cloth = foldedCloth(20, 0.02, 0.06, 0.7);
+    const PlyMesh torus = torusMesh(24, 10, 0.5, 0.26);
+    const double upright[12] = {1, 0, 0, 0.5, 0, 0, -1, 0, 0, 1, 0, 0};
+    for (NarrowTraversal traversal : {NarrowTraversal::LeafWalk, NarrowTraversal::Fronts, NarrowTraversal::Descent}) {
+        for (const bool pair : {false, true}) {
+            const PlyMesh& mesh = pair ? torus : cloth;
+            TriangleMeshSet set(2);
+            set.setTraversal(traversal);
+            addTo(set, mesh);
+            if (pair) {
+                addTo(set, torus);
+                set.setTransform(1, upright);
+            }
+            const double d = 0.1 * meanEdge(mesh);
+            std::vector<ProximityContact> all, vertexFace;
+            ProximityOptions options{d, false};
+            const auto run = [&](std::vector<ProximityContact>& out) {
+                if (pair)
+                    set.findPairProximity(0, 1, options, out);
+                else
+                    set.findSelfProximity(0, options, out);
+            };
+            run(all);
+            options.vertexFaceOnly = true;
+            run(vertexFace);
+            INFO("traversal " << static_cast<int>(traversal) << (pair ? ", linked tori" : ", folded cloth"));
+            REQUIRE(countKind(all, ProximityKind::EdgeEdge) > 0);
+            if (pair) REQUIRE(countKind(all, ProximityKind::TrianglesIntersect) > 0);
+            std::vector<ProximityContact> expected;
+            for (const ProximityContact& c : all) {
+                const auto kind = static_cast<ProximityKind>(c.kind);
+                if (kind == ProximityKind::VertexFace || kind == ProximityKind::FaceVertex) expected.push_back(c);
+            }
+            REQUIRE(!expected.empty());
+            REQUIRE(sameContacts(vertexFace, expected));
+        }
+    }
+}
+
 TEST_CASE("Welded seams: excluded with the option, reported without", "[narrow][proximity]") {
     const PlyMesh cloth = seamedCloth(8);
     const double d = 0.01 * meanEdge(cloth);
@@ -430,14 +470,14 @@ TEST_CASE("A large batch, run one query per thread, equals the queries run one b
         for (int frame = 0; frame < 6; ++frame) {
             for (std::uint32_t i = 0; i < 8; ++i) {
                 const double angle = 0.785398 * i + 0.05 * frame;
-                const std::vector<double> move = rotationAbout111(0.3 * frame + i, 0.5 * std::cos(angle),
-                                                                  0.5 * std::sin(angle), 0.02 * i);
+                const std::vector<double> move =
+                    rotationAbout111(0.3 * frame + i, 0.5 * std::cos(angle), 0.5 * std::sin(angle), 0.02 * i);
                 batch.setTransform(i, move.data());
                 single.setTransform(i, move.data());
             }
             std::vector<ProximityContact> together, one, expected;
-            batch.findProximity(queries.data(), static_cast<std::uint32_t>(queries.size()),
-                                ProximityOptions{d, false}, together);
+            batch.findProximity(queries.data(), static_cast<std::uint32_t>(queries.size()), ProximityOptions{d, false},
+                                together);
             std::vector<MeshPairQuery> sorted = queries;
             std::sort(sorted.begin(), sorted.end(), [](const MeshPairQuery& x, const MeshPairQuery& y) {
                 return x.meshA != y.meshA ? x.meshA < y.meshA : x.meshB < y.meshB;

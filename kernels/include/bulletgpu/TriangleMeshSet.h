@@ -54,9 +54,11 @@ struct MeshPairQuery {
 };
 /// The contact query's parameters.
 struct ProximityOptions {
-    double distance = 0;        ///< Report feature pairs within this distance (finite, >= 0).
-    bool excludeWelded = false; ///< Self queries also skip features whose vertices are welded
-                                ///< (equal positions), as along a mesh's seams.
+    double distance = 0;         ///< Report feature pairs within this distance (finite, >= 0).
+    bool excludeWelded = false;  ///< Self queries also skip features whose vertices are welded
+                                 ///< (equal positions), as along a mesh's seams.
+    bool vertexFaceOnly = false; ///< Only vertex-triangle pairs (VertexFace, FaceVertex): no edge
+                                 ///< pairs and no intersecting-triangle records (cheaper).
 };
 
 /// Rebuild ratio used unless TriangleMeshSet::setRebuildRatio says otherwise.

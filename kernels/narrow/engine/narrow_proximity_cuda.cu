@@ -168,7 +168,7 @@ void ProximityQueryCuda::run(const ProximityPairInput* queries, std::uint32_t co
     };
     const auto test = [&](std::uint64_t room, unsigned long long* appended) {
         launchPerItem(stream, candidates, testProximityCandidates, m_queries.data(), options.distance,
-                      m_candidates.data(), m_candidateQueries.data(), candidates,
+                      options.vertexFaceOnly, m_candidates.data(), m_candidateQueries.data(), candidates,
                       AppendProximity{m_contacts.data(), m_keys.data(), m_positions.data(), room, appended});
     };
     const std::uint32_t n =

@@ -148,8 +148,9 @@ struct AppendProximity {
 /// The per-candidate work of every candidate of a batch (candidateProximity, the CPU path's
 /// function), each with its query's sides.
 __global__ void __launch_bounds__(cBlockSize)
-    testProximityCandidates(const DeviceProximityQuery* queries, double distance, const FrontEntry* candidates,
-                            const std::uint32_t* candidateQueries, std::uint32_t count, AppendProximity append) {
+    testProximityCandidates(const DeviceProximityQuery* queries, double distance, bool vertexFaceOnly,
+                            const FrontEntry* candidates, const std::uint32_t* candidateQueries, std::uint32_t count,
+                            AppendProximity append) {
     const std::uint64_t i = globalThreadIndex();
     if (i >= count) return;
     const FrontEntry pair = candidates[i];
@@ -157,7 +158,7 @@ __global__ void __launch_bounds__(cBlockSize)
     const DeviceProximityQuery& query = queries[append.query];
     const ProximityMeshView viewA = proximityViewOf(query.a), viewB = proximityViewOf(query.b);
     candidateProximity(viewA, leafTriangle(query.a.tree.nodes[pair.leaf]), viewB,
-                       leafTriangle(query.b.tree.nodes[pair.node]), query.self != 0, distance, append);
+                       leafTriangle(query.b.tree.nodes[pair.node]), query.self != 0, distance, vertexFaceOnly, append);
 }
 
 /// First pass of the points' walk: the candidate leaves of each point's grown box

@@ -195,7 +195,7 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
         for (std::int64_t i = 0; i < count; ++i) {
             const std::uint32_t ta = leafTriangle(views.a.nodes[candidates[i].leaf]);
             const std::uint32_t tb = leafTriangle(views.b.nodes[candidates[i].node]);
-            candidateProximity(a, ta, b, tb, views.self, distance, emit);
+            candidateProximity(a, ta, b, tb, views.self, distance, options.vertexFaceOnly, emit);
         }
         std::sort(out.begin(), out.end(), ProximityOrder{});
     }
@@ -246,7 +246,8 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
             const std::size_t first = out.contacts.size();
             for (const FrontEntry& candidate : out.traversal.candidates()) {
                 candidateProximity(a, leafTriangle(views.a.nodes[candidate.leaf]), b,
-                                   leafTriangle(views.b.nodes[candidate.node]), self, options.distance, emit);
+                                   leafTriangle(views.b.nodes[candidate.node]), self, options.distance,
+                                   options.vertexFaceOnly, emit);
             }
             std::sort(out.contacts.begin() + static_cast<std::ptrdiff_t>(first), out.contacts.end(), ProximityOrder{});
             out.ends.push_back(out.contacts.size());

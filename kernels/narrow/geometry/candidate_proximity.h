@@ -136,10 +136,11 @@ BULLETGPU_HD bool apartByPlane(const Triangle3d& s, const PlaneMinors* minors, c
 /// in no particular order. A self query (a and b the same view) takes each unordered pair once:
 /// both vertex-triangle directions are VertexFace records, edge pairs go smaller edge first,
 /// intersecting triangles smaller triangle first; features that share (or weld) a vertex, and
-/// triangles that do, are skipped.
+/// triangles that do, are skipped. With `vertexFaceOnly`, only the vertex-triangle pairs are
+/// tested (no edge pairs, no intersection test).
 template <typename Emit>
 BULLETGPU_HD void candidateProximity(const ProximityMeshView& a, std::uint32_t ta, const ProximityMeshView& b,
-                                     std::uint32_t tb, bool self, double distance, Emit& emit) {
+                                     std::uint32_t tb, bool self, double distance, bool vertexFaceOnly, Emit& emit) {
     const FeatureOwnership ownedA = a.owned[ta], ownedB = b.owned[tb];
     // The feature pairs to test, as masks: owned by these triangles and sharing no corner (bit i
     // of `vertices` for corner i of A against B, bit 3 + j for corner j of B against A; bit 3 i + j
@@ -148,7 +149,8 @@ BULLETGPU_HD void candidateProximity(const ProximityMeshView& a, std::uint32_t t
     const unsigned shared = self ? sharedCorners(a, ta, tb) : 0u;
     unsigned vertices = 0, edges = 0;
     featureMasks(ownedA, ownedB, shared, vertices, edges);
-    if (shared != 0 && (vertices | edges) == 0) return;
+    if (vertexFaceOnly) edges = 0;
+    if ((shared != 0 || vertexFaceOnly) && (vertices | edges) == 0) return;
     Triangle3d scratchA, scratchB;
     const Triangle3d& triA = a.source.triangle(ta, scratchA);
     const Triangle3d& triB = b.source.triangle(tb, scratchB);
@@ -193,7 +195,7 @@ BULLETGPU_HD void candidateProximity(const ProximityMeshView& a, std::uint32_t t
             emit(contact);
         }
     }
-    if (shared != 0) return;
+    if (shared != 0 || vertexFaceOnly) return;
     const bool swap = self && tb < ta;
     const Triangle3d& first = swap ? triB : triA;
     const Triangle3d& second = swap ? triA : triB;

@@ -22,6 +22,7 @@ struct DeformableMultiBodyDynamicsWorld::Engine {
     bool grouped = false;               ///< Whether this step's cloths answer as the group.
     std::vector<btSoftBody*> held;      ///< Selected bodies whose useSelfCollision() was on.
     std::vector<CrossVertexFace> cross; ///< This step's vertex-face pairs between the group's cloths.
+    std::vector<char> member;           ///< Per soft body of the world: a member of this step's group.
 
     /// The engine of a config.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads) : cloths(backend, threadsOrDevice, cpuThreads) {}
@@ -125,12 +126,16 @@ void DeformableMultiBodyDynamicsWorld::findSelfContacts(btScalar timeStep) {
 
 void DeformableMultiBodyDynamicsWorld::detectSoftSoftContacts() {
     btSoftBodyArray& bodies = getSoftBodyArray();
-    const ClothGroup& group = m_engine->group;
-    for (int i = 0; i < bodies.size(); ++i) bodies[i]->m_softSoftCollision = true;
+    // Membership once per body, not once per pair.
+    std::vector<char>& member = m_engine->member;
+    member.resize(static_cast<std::size_t>(bodies.size()));
     for (int i = 0; i < bodies.size(); ++i) {
-        const bool member = m_engine->grouped && group.isMember(bodies[i]);
+        member[i] = m_engine->grouped && m_engine->group.isMember(bodies[i]);
+        bodies[i]->m_softSoftCollision = true;
+    }
+    for (int i = 0; i < bodies.size(); ++i) {
         for (int j = i; j < bodies.size(); ++j) {
-            if (member && j != i && group.isMember(bodies[j])) continue;
+            if (j != i && member[i] && member[j]) continue;
             bodies[i]->defaultCollisionHandler(bodies[j]);
         }
     }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/soft_rigid_contacts.h"
 
+#include "bullet_adapter/world_order.h"
+
 #include <BulletCollision/CollisionDispatch/btCollisionObjectWrapper.h>
 #include <BulletCollision/Gimpact/btGImpactShape.h>
 #include <BulletDynamics/Dynamics/btRigidBody.h>
@@ -155,7 +157,8 @@ void SoftRigidContacts::generate() {
     m_queryCount = 0;
     m_facePairs.clear();
     std::sort(m_touches.begin(), m_touches.end(), [](const Touch& a, const Touch& b) {
-        return std::tie(a.object, a.shape, a.body) < std::tie(b.object, b.shape, b.body);
+        return std::make_tuple(worldOrder(a.object), a.shape, worldOrder(a.body)) <
+               std::make_tuple(worldOrder(b.object), b.shape, worldOrder(b.body));
     });
     m_touches.erase(
         std::unique(m_touches.begin(), m_touches.end(),

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/soft_soft_contacts.h"
 
+#include "bullet_adapter/world_order.h"
+
 #include <BulletSoftBody/btSoftBody.h>
 #include <BulletSoftBody/btSoftBodyInternals.h>
 
@@ -35,7 +37,10 @@ bool isVertexFacePair(const btSoftBody* a, const btSoftBody* b) {
 
 SoftSoftContacts::SoftSoftContacts(Backend backend, int threadsOrDevice) : m_set(backend, threadsOrDevice) {}
 
-void SoftSoftContacts::gather(btSoftBody* a, btSoftBody* b) { m_pairs.emplace_back(std::min(a, b), std::max(a, b)); }
+void SoftSoftContacts::gather(btSoftBody* a, btSoftBody* b) {
+    if (worldOrder(b) < worldOrder(a)) std::swap(a, b);
+    m_pairs.emplace_back(a, b);
+}
 
 std::uint32_t SoftSoftContacts::meshOf(btSoftBody* body) {
     BodyMesh& m = m_meshes[body];
@@ -65,7 +70,10 @@ std::uint32_t SoftSoftContacts::meshOf(btSoftBody* body) {
 void SoftSoftContacts::generate() {
     m_contactCount = 0;
     ++m_pass;
-    std::sort(m_pairs.begin(), m_pairs.end());
+    std::sort(m_pairs.begin(), m_pairs.end(), [](const auto& x, const auto& y) {
+        return std::make_pair(worldOrder(x.first), worldOrder(x.second)) <
+               std::make_pair(worldOrder(y.first), worldOrder(y.second));
+    });
     m_pairs.erase(std::unique(m_pairs.begin(), m_pairs.end()), m_pairs.end());
     // Pairs of bodies with faces: one batch of pair queries at the largest reach (Bullet's own
     // test then applies each record's); a body without faces (a rope): its nodes against the

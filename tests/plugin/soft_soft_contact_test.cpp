@@ -14,12 +14,15 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace {
 
@@ -189,6 +192,50 @@ TEST_CASE("Soft-soft contacts skip two ropes and the same body", "[soft][vfss]")
     CHECK(bulletgpu::isVertexFacePair(cloth.get(), rope.get()));
     rope->m_cfg.collisions &= ~btSoftBody::fCollision::VF_SS;
     CHECK_FALSE(bulletgpu::isVertexFacePair(cloth.get(), rope.get()));
+}
+
+TEST_CASE("Soft-soft contacts reach each body in world order, whatever the bodies' addresses", "[soft][vfss]") {
+    // Three stacked cloths, each within the margins of the next; their world indices run against
+    // their addresses (the highest address first), so an order by address would put each body's
+    // contacts against a later body before those against an earlier one.
+    btSoftBodyWorldInfo info;
+    info.m_gravity.setZero();
+    info.m_sparsesdf.Initialize();
+    std::vector<std::unique_ptr<btSoftBody>> cloths;
+    for (int k = 0; k < 3; ++k)
+        cloths.emplace_back(makeCloth(info, 12 - k, 1.0f - 0.1f * k, 0.03f * k, 0.01f * k, 0.02f * k, 0.02f, 0));
+    std::vector<btSoftBody*> byAddress;
+    for (const auto& c : cloths) byAddress.push_back(c.get());
+    std::sort(byAddress.begin(), byAddress.end(), std::greater<>());
+    for (int i = 0; i < 3; ++i) byAddress[i]->setWorldArrayIndex(i);
+
+    const auto partnersOf = [&](const btSoftBody& body) { // World index of each contact's face body.
+        std::vector<int> out;
+        for (int i = 0; i < body.m_scontacts.size(); ++i)
+            for (const auto& c : cloths)
+                if (c->m_faces.size() > 0 && body.m_scontacts[i].m_face >= &c->m_faces[0] &&
+                    body.m_scontacts[i].m_face < &c->m_faces[0] + c->m_faces.size())
+                    out.push_back(c->getWorldArrayIndex());
+        return out;
+    };
+    bulletgpu::SoftSoftContacts contacts(bulletgpu::Backend::Cpu, 1);
+    std::vector<std::vector<int>> first;
+    for (int round = 0; round < 2; ++round) { // The gather order does not matter either.
+        for (const auto& c : cloths) c->m_scontacts.resize(0);
+        for (int a = 0; a < 3; ++a)
+            for (int b = a + 1; b < 3; ++b)
+                round == 0 ? contacts.gather(cloths[a].get(), cloths[b].get())
+                           : contacts.gather(cloths[2 - a].get(), cloths[2 - b].get());
+        contacts.generate();
+        std::vector<std::vector<int>> partners;
+        for (const auto& c : cloths) partners.push_back(partnersOf(*c));
+        INFO("round " << round << ", middle cloth's world index " << cloths[1]->getWorldArrayIndex());
+        CHECK(partners[1].size() == static_cast<std::size_t>(cloths[1]->m_scontacts.size()));
+        CHECK(std::set<int>(partners[1].begin(), partners[1].end()).size() == 2); // Both neighbours.
+        for (const auto& p : partners) CHECK(std::is_sorted(p.begin(), p.end()));
+        if (round == 0) first = partners;
+        CHECK(partners == first);
+    }
 }
 
 TEST_CASE("A cloth falling on another in the world gets its soft-soft contacts from the engine", "[soft][vfss]") {

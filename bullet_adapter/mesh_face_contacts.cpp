@@ -29,28 +29,7 @@ Vec3d toVec3d(const btVector3& v) { return Vec3d{{double(v.x()), double(v.y()), 
 
 } // namespace
 
-MeshFaceContacts::MeshFaceContacts(Backend backend, int threadsOrDevice) : m_set(backend, threadsOrDevice) {}
-
-std::uint32_t MeshFaceContacts::meshOf(btSoftBody& body) {
-    m_scratchIndices.clear();
-    for (int f = 0; f < body.m_faces.size(); ++f)
-        for (int k = 0; k < 3; ++k)
-            m_scratchIndices.push_back(static_cast<std::uint32_t>(body.m_faces[f].m_n[k] - &body.m_nodes[0]));
-    BodyMesh& m = m_meshes[&body];
-    const bool remade = m.indices != m_scratchIndices || m.positions.size() != 3 * std::size_t(body.m_nodes.size());
-    m.positions.resize(3 * static_cast<std::size_t>(body.m_nodes.size()));
-    for (int i = 0; i < body.m_nodes.size(); ++i)
-        for (int k = 0; k < 3; ++k) m.positions[3 * i + k] = static_cast<float>(body.m_nodes[i].m_x[k]);
-    if (!remade) {
-        m_set.setPositions(m.mesh, m.positions.data());
-        return m.mesh;
-    }
-    // A new body, or one whose faces changed (the engine never removes the old mesh).
-    m.indices.assign(m_scratchIndices.begin(), m_scratchIndices.end());
-    m.mesh = m_set.addMesh(m.positions.data(), static_cast<std::uint32_t>(body.m_nodes.size()), m.indices.data(),
-                           static_cast<std::uint32_t>(body.m_faces.size()));
-    return m.mesh;
-}
+MeshFaceContacts::MeshFaceContacts(Backend backend, int threadsOrDevice) : m_meshes(backend, threadsOrDevice) {}
 
 const std::vector<float>& MeshFaceContacts::normalsOf(const SoftMeshFacePair& pair) {
     for (VertexNormals& v : m_normals) {
@@ -116,8 +95,9 @@ void MeshFaceContacts::findVertices(const SoftMeshFacePair& pair, const std::vec
         m_vertices.push_back(Vertex{x, basis * btVector3(n[0], n[1], n[2]), 0, 0});
     }
     if (m_vertices.empty()) return;
-    m_set.findPointContacts(m_points.data(), static_cast<std::uint32_t>(m_vertices.size()), meshOf(body),
-                            static_cast<double>(distance), m_contacts);
+    // The body's faces where its nodes are now (respond's pushes move them between pairs).
+    m_meshes.set().findPointContacts(m_points.data(), static_cast<std::uint32_t>(m_vertices.size()),
+                                     m_meshes.meshAtCurrent(body), static_cast<double>(distance), m_contacts);
     // Candidates per vertex (the contacts come sorted by point).
     for (std::size_t i = 0; i < m_contacts.size();) {
         std::size_t end = i;
@@ -206,6 +186,7 @@ void MeshFaceContacts::push(btSoftBody& body, const Vertex& vertex, btScalar rea
 
 void MeshFaceContacts::addContacts(const std::vector<SoftMeshFacePair>& pairs) {
     m_contactCount = 0;
+    m_meshes.beginPass();
     for (VertexNormals& v : m_normals) v.used = false;
     for (const SoftMeshFacePair& pair : pairs) {
         btSoftBody& body = *pair.body;

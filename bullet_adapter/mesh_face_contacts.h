@@ -2,13 +2,13 @@
 #pragma once
 
 #include "bullet_adapter/mesh_shape_geometry.h"
+#include "bullet_adapter/soft_body_meshes.h"
 
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include <LinearMath/btTransform.h>
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 class btCollisionObject;
@@ -67,12 +67,6 @@ public:
     std::uint64_t pushCount() const { return m_pushCount; }
 
 private:
-    /// A body's faces as an engine mesh.
-    struct BodyMesh {
-        std::uint32_t mesh = 0;             ///< The engine mesh.
-        std::vector<float> positions;       ///< m_x as floats.
-        std::vector<std::uint32_t> indices; ///< Three node indices per face.
-    };
     /// A rigid mesh's outward vertex normals, kept while its pairs come every step.
     struct VertexNormals {
         std::uint64_t serial = 0;   ///< The mesh reading they belong to.
@@ -87,8 +81,6 @@ private:
         std::size_t end;    ///< One past the last.
     };
 
-    /// The engine mesh of `body`'s faces at its m_x (made anew when its faces changed).
-    std::uint32_t meshOf(btSoftBody& body);
     /// The vertex normals of `pair`'s mesh, computed when its reading is new.
     const std::vector<float>& normalsOf(const SoftMeshFacePair& pair);
     /// Gathers `pair`'s vertices in reach and their candidate faces into m_vertices.
@@ -110,16 +102,14 @@ private:
     /// Pushes the face `vertex` meets away from it to `reach` (see respond).
     void push(btSoftBody& body, const Vertex& vertex, btScalar reach);
 
-    TriangleMeshSet m_set;                                    ///< The engine.
-    std::unordered_map<const btSoftBody*, BodyMesh> m_meshes; ///< Engine mesh per body.
-    std::vector<VertexNormals> m_normals;                     ///< Per rigid mesh reading.
-    std::vector<std::uint32_t> m_scratchIndices;              ///< A body's faces, to compare.
-    std::vector<float> m_points;                              ///< One pair's vertices in reach.
-    std::vector<Vertex> m_vertices;                           ///< The same, with normals and candidates.
-    std::vector<char> m_supported;                            ///< Per node of a body: has a node contact with the mesh.
-    std::vector<PointContact> m_contacts;                     ///< The query's contacts.
-    std::uint64_t m_contactCount = 0;                         ///< contactCount().
-    std::uint64_t m_pushCount = 0;                            ///< pushCount().
+    SoftBodyMeshes m_meshes;              ///< The engine and the bodies' meshes.
+    std::vector<VertexNormals> m_normals; ///< Per rigid mesh reading.
+    std::vector<float> m_points;          ///< One pair's vertices in reach.
+    std::vector<Vertex> m_vertices;       ///< The same, with normals and candidates.
+    std::vector<char> m_supported;        ///< Per node of a body: has a node contact with the mesh.
+    std::vector<PointContact> m_contacts; ///< The query's contacts.
+    std::uint64_t m_contactCount = 0;     ///< contactCount().
+    std::uint64_t m_pushCount = 0;        ///< pushCount().
 };
 
 } // namespace bulletgpu

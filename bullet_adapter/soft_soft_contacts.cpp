@@ -35,41 +35,16 @@ bool isVertexFacePair(const btSoftBody* a, const btSoftBody* b) {
            a->m_nodes.size() > 0 && b->m_nodes.size() > 0 && (a->m_faces.size() > 0 || b->m_faces.size() > 0);
 }
 
-SoftSoftContacts::SoftSoftContacts(Backend backend, int threadsOrDevice) : m_set(backend, threadsOrDevice) {}
+SoftSoftContacts::SoftSoftContacts(Backend backend, int threadsOrDevice) : m_meshes(backend, threadsOrDevice) {}
 
 void SoftSoftContacts::gather(btSoftBody* a, btSoftBody* b) {
     if (worldOrder(b) < worldOrder(a)) std::swap(a, b);
     m_pairs.emplace_back(a, b);
 }
 
-std::uint32_t SoftSoftContacts::meshOf(btSoftBody* body) {
-    BodyMesh& m = m_meshes[body];
-    const bool remade = m.nodes != body->m_nodes.size() || m.faces != body->m_faces.size();
-    if (!remade && m.moved == m_pass) return m.mesh;
-    m.positions.resize(3 * static_cast<std::size_t>(body->m_nodes.size()));
-    for (int i = 0; i < body->m_nodes.size(); ++i)
-        for (int k = 0; k < 3; ++k) m.positions[3 * i + k] = static_cast<float>(body->m_nodes[i].m_x[k]);
-    m.moved = m_pass;
-    if (!remade) {
-        m_set.setPositions(m.mesh, m.positions.data());
-        return m.mesh;
-    }
-    m.nodes = body->m_nodes.size();
-    m.faces = body->m_faces.size();
-    m.indices.clear();
-    for (int f = 0; f < body->m_faces.size(); ++f)
-        for (int k = 0; k < 3; ++k)
-            m.indices.push_back(static_cast<std::uint32_t>(body->m_faces[f].m_n[k] - &body->m_nodes[0]));
-    m.mesh = m_set.addMesh(m.positions.data(), static_cast<std::uint32_t>(m.nodes), m.indices.data(),
-                           static_cast<std::uint32_t>(m.faces));
-    m_bodyOfMesh.resize(std::max<std::size_t>(m_bodyOfMesh.size(), m.mesh + 1), nullptr);
-    m_bodyOfMesh[m.mesh] = body;
-    return m.mesh;
-}
-
 void SoftSoftContacts::generate() {
     m_contactCount = 0;
-    ++m_pass;
+    m_meshes.beginPass();
     std::sort(m_pairs.begin(), m_pairs.end(), [](const auto& x, const auto& y) {
         return std::make_pair(worldOrder(x.first), worldOrder(x.second)) <
                std::make_pair(worldOrder(y.first), worldOrder(y.second));
@@ -85,7 +60,7 @@ void SoftSoftContacts::generate() {
         const double reach =
             (mrg + 2 * btMax(largestMove(*a), largestMove(*b))) * (1 + cRelativeSlack) + cAbsoluteSlack;
         if (a->m_faces.size() > 0 && b->m_faces.size() > 0) {
-            m_queries.push_back(MeshPairQuery{meshOf(a), meshOf(b)});
+            m_queries.push_back(MeshPairQuery{m_meshes.meshOf(*a), m_meshes.meshOf(*b)});
             distance = std::max(distance, reach);
         } else {
             addNodeContacts(a->m_faces.size() > 0 ? *b : *a, a->m_faces.size() > 0 ? *a : *b, reach);
@@ -96,10 +71,11 @@ void SoftSoftContacts::generate() {
         options.distance = distance;
         // Bullet's VF_SS tests nodes against faces only: no edge pairs, no intersection test.
         options.vertexFaceOnly = true;
-        m_set.findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), options, m_contacts);
+        m_meshes.set().findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), options,
+                                     m_contacts);
         for (const ProximityContact& pc : m_contacts) {
-            btSoftBody& a = *m_bodyOfMesh[pc.meshA];
-            btSoftBody& b = *m_bodyOfMesh[pc.meshB];
+            btSoftBody& a = *m_meshes.bodyOf(pc.meshA);
+            btSoftBody& b = *m_meshes.bodyOf(pc.meshB);
             const auto kind = static_cast<ProximityKind>(pc.kind);
             if (kind == ProximityKind::VertexFace) addContact(a, b, pc.featureA, pc.featureB);
             if (kind == ProximityKind::FaceVertex) addContact(b, a, pc.featureB, pc.featureA);
@@ -120,8 +96,8 @@ void SoftSoftContacts::addNodeContacts(btSoftBody& nodes, btSoftBody& faces, dou
         m_pointNodes.push_back(static_cast<std::uint32_t>(i));
     }
     if (m_pointNodes.empty()) return;
-    m_set.findPointContacts(m_points.data(), static_cast<std::uint32_t>(m_pointNodes.size()), meshOf(&faces), reach,
-                            m_pointContacts);
+    m_meshes.set().findPointContacts(m_points.data(), static_cast<std::uint32_t>(m_pointNodes.size()),
+                                     m_meshes.meshOf(faces), reach, m_pointContacts);
     for (const PointContact& pc : m_pointContacts) addContact(nodes, faces, m_pointNodes[pc.point], pc.triangle);
 }
 

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "bullet_adapter/soft_body_meshes.h"
+
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include <cstdint>
-#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -45,19 +46,6 @@ public:
     std::uint64_t contactCount() const { return m_contactCount; }
 
 private:
-    /// A body's engine mesh.
-    struct BodyMesh {
-        std::uint32_t mesh = 0;             ///< The engine mesh.
-        int nodes = -1;                     ///< Node count when made.
-        int faces = -1;                     ///< Face count when made.
-        std::vector<float> positions;       ///< m_x as floats.
-        std::vector<std::uint32_t> indices; ///< Three node indices per face.
-        std::uint64_t moved = 0;            ///< The generate pass that last moved it.
-    };
-
-    /// The engine mesh of `body`, made (again, when its topology changed) and moved to its m_x
-    /// once per generate pass.
-    std::uint32_t meshOf(btSoftBody* body);
     /// The contacts of the nodes of `nodes` (a body without faces) against the faces of `faces`
     /// from the points-against-mesh query within `reach`.
     void addNodeContacts(btSoftBody& nodes, btSoftBody& faces, double reach);
@@ -65,16 +53,13 @@ private:
     /// `faces`: the contact it makes, if any, appended to nodes.m_scontacts.
     void addContact(btSoftBody& nodes, btSoftBody& faces, std::uint32_t node, std::uint32_t face);
 
-    TriangleMeshSet m_set;                                    ///< The engine.
-    std::unordered_map<const btSoftBody*, BodyMesh> m_meshes; ///< Engine mesh per body.
-    std::vector<btSoftBody*> m_bodyOfMesh;                    ///< The body of each engine mesh.
+    SoftBodyMeshes m_meshes;                                  ///< The engine and the bodies' meshes.
     std::vector<std::pair<btSoftBody*, btSoftBody*>> m_pairs; ///< This step's gathered pairs.
     std::vector<MeshPairQuery> m_queries;                     ///< The batch of pairs with faces.
     std::vector<ProximityContact> m_contacts;                 ///< Its records.
     std::vector<float> m_points;                              ///< A faceless body's finite nodes.
     std::vector<std::uint32_t> m_pointNodes;                  ///< Their node indices.
     std::vector<PointContact> m_pointContacts;                ///< Their records.
-    std::uint64_t m_pass = 0;                                 ///< Generate passes so far.
     std::uint64_t m_contactCount = 0;                         ///< contactCount().
 };
 

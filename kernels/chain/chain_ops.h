@@ -183,6 +183,16 @@ BULLETGPU_HD ChainCandidates candidatesOf(std::uint32_t i, std::uint32_t chainEn
     return ChainCandidates{begin, end > begin ? end : begin};
 }
 
+/// The spheres before global sphere `i`, of a chain starting at global index `chainBegin`, that
+/// pair with it: those whose candidatesOf holds i (same-chain ones past the excluded neighbours,
+/// those of earlier chains when the query pairs chains).
+BULLETGPU_HD ChainCandidates earlierCandidatesOf(std::uint32_t i, std::uint32_t chainBegin, const ChainQuery& query) {
+    const std::uint32_t selfEnd = i - chainBegin > query.excludedNeighbours ? i - query.excludedNeighbours : chainBegin;
+    const std::uint32_t end = query.selfCollision ? selfEnd : chainBegin;
+    const std::uint32_t begin = query.betweenChains ? 0 : chainBegin;
+    return ChainCandidates{begin, end > begin ? end : begin};
+}
+
 /// The part of `range` under one half of the hierarchy: half 0 keeps the leaves under the top
 /// node's first child, half 1 those under its second (GPU2v2 gives each half its own thread).
 BULLETGPU_HD ChainCandidates halfOfCandidates(ChainCandidates range, const ChainLevels& tree, std::uint32_t half) {
@@ -229,6 +239,36 @@ BULLETGPU_HD void visitTouchingLeaves(const ChainSphere* nodes, const FloatBox* 
         if (level == top) return;
         ++k;
     }
+}
+
+/// Reports, for listed sphere `leaf`, the pairs (i, j), i < j, that hold it among those the
+/// whole query reports: each touching later candidate as (leaf, j), each touching earlier one
+/// that `listed` says is not listed as (j, leaf) (a listed one reports the pair itself), so a
+/// pass over the listed spheres reports each such pair once.
+template <typename Listed, typename Report>
+BULLETGPU_HD void visitPairsOfListed(const ChainSphere* nodes, const FloatBox* boxes, const ChainLevels& tree,
+                                     const std::uint32_t* sphereChain, const std::uint32_t* chainStart,
+                                     const ChainQuery& query, std::uint32_t leaf, const Listed& listed,
+                                     Report& report) {
+    struct Later {
+        Report& report;
+        std::uint32_t leaf;
+        BULLETGPU_HD void operator()(std::uint32_t j) { report(leaf, j); }
+    };
+    struct Earlier {
+        Report& report;
+        const Listed& listed;
+        std::uint32_t leaf;
+        BULLETGPU_HD void operator()(std::uint32_t j) {
+            if (!listed(j)) report(j, leaf);
+        }
+    };
+    const std::uint32_t chain = sphereChain[leaf];
+    Later later{report, leaf};
+    visitTouchingLeaves(nodes, boxes, tree, leaf, candidatesOf(leaf, chainStart[chain + 1], tree.count[0], query),
+                        later);
+    Earlier earlier{report, listed, leaf};
+    visitTouchingLeaves(nodes, boxes, tree, leaf, earlierCandidatesOf(leaf, chainStart[chain], query), earlier);
 }
 
 /// The contact of confirmed pair (i, j), i < j, of global sphere indices.

@@ -55,6 +55,8 @@ public:
 
     void findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
                       ChainStats& stats) override;
+    void findContactsOf(ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count, const ChainQuery& query,
+                        std::vector<ChainContact>& contacts, ChainStats& stats) override;
 
     std::string description() const override {
         return "CUDA backend on " + m_deviceName + " (device " + std::to_string(m_device) + ")";
@@ -66,6 +68,10 @@ private:
     bool uploadAndRefit(const ChainLayout& layout);
     /// Runs the traversal into m_keys, growing it and running again on overflow; returns the pair count.
     std::uint64_t traverse(const ChainLayout& layout, const ChainQuery& query);
+    /// Uploads the `count` listed spheres, marks them, runs their walks into m_keys (growing it
+    /// and running again on overflow) and clears the marks; returns the pair count.
+    std::uint64_t traverseListed(const ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
+                                 const ChainQuery& query);
     /// Sorts the pair keys and copies their contacts into `contacts`.
     void writeContacts(const ChainLayout& layout, std::uint64_t pairs, std::vector<ChainContact>& contacts);
 
@@ -80,6 +86,8 @@ private:
     DeviceBuffer<unsigned long long> m_keys, m_sortedKeys, m_count;
     DeviceBuffer<std::uint8_t> m_sortScratch;
     DeviceBuffer<ChainContact> m_contacts;
+    DeviceBuffer<std::uint32_t> m_listedSpheres; ///< findContactsOf's list.
+    DeviceBuffer<std::uint8_t> m_listed;         ///< Per sphere: listed (zero between calls).
     PinnedBuffer<unsigned long long> m_hostCount;
 };
 
@@ -141,6 +149,38 @@ std::uint64_t ChainSolverCuda::traverse(const ChainLayout& layout, const ChainQu
     }
 }
 
+std::uint64_t ChainSolverCuda::traverseListed(const ChainLayout& layout, const std::uint32_t* spheres,
+                                              std::uint32_t count, const ChainQuery& query) {
+    const cudaStream_t stream = m_stream.get();
+    const std::uint32_t leaves = layout.tree.count[0];
+    if (m_listed.reserve(leaves, stream))
+        BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_listed.data(), 0, m_listed.capacity(), stream));
+    m_listedSpheres.reserve(count, stream);
+    BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_listedSpheres.data(), spheres, std::size_t{count} * sizeof(std::uint32_t),
+                                       cudaMemcpyHostToDevice, stream));
+    launchPerItem(stream, count, detail::markListedChainSpheres, m_listedSpheres.data(), std::uint64_t{count},
+                  m_listed.data());
+    std::uint64_t pairs = 0;
+    for (;;) {
+        BULLETGPU_CUDA_TRY(cudaMemsetAsync(m_count.data(), 0, sizeof(unsigned long long), stream));
+        launchPerItem(stream, count, detail::traverseListedChainSpheres, m_nodes.data(), m_boxes.data(), layout.tree,
+                      m_sphereChain.data(), m_chainStart.data(), query, m_listedSpheres.data(), std::uint64_t{count},
+                      m_listed.data(), m_keys.data(), static_cast<unsigned long long>(m_keys.capacity()),
+                      m_count.data());
+        m_hostCount.reserve(1, stream);
+        BULLETGPU_CUDA_TRY(cudaMemcpyAsync(m_hostCount.data(), m_count.data(), sizeof(unsigned long long),
+                                           cudaMemcpyDeviceToHost, stream));
+        BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
+        pairs = *m_hostCount.data();
+        if (pairs <= m_keys.capacity()) break;
+        m_keys.reserve(pairs, stream);
+    }
+    // Clearing the marks again costs one byte per listed sphere.
+    launchPerItem(stream, count, detail::clearListedChainSpheres, m_listedSpheres.data(), std::uint64_t{count},
+                  m_listed.data());
+    return pairs;
+}
+
 void ChainSolverCuda::writeContacts(const ChainLayout& layout, std::uint64_t pairs,
                                     std::vector<ChainContact>& contacts) {
     const cudaStream_t stream = m_stream.get();
@@ -175,6 +215,20 @@ void ChainSolverCuda::findContacts(ChainLayout& layout, const ChainQuery& query,
     stats.refitMs = millisecondsSince(start);
     start = Clock::now();
     const std::uint64_t pairs = traverse(layout, query);
+    stats.traverseMs = millisecondsSince(start);
+    start = Clock::now();
+    writeContacts(layout, pairs, contacts);
+    stats.contactMs = millisecondsSince(start);
+}
+
+void ChainSolverCuda::findContactsOf(ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
+                                     const ChainQuery& query, std::vector<ChainContact>& contacts, ChainStats& stats) {
+    const DeviceScope scope(m_device);
+    Clock::time_point start = Clock::now();
+    stats.refitted = uploadAndRefit(layout);
+    stats.refitMs = millisecondsSince(start);
+    start = Clock::now();
+    const std::uint64_t pairs = traverseListed(layout, spheres, count, query);
     stats.traverseMs = millisecondsSince(start);
     start = Clock::now();
     writeContacts(layout, pairs, contacts);

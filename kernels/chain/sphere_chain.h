@@ -54,6 +54,10 @@ public:
     /// Refits when `layout` changed since the last call, then writes the sorted contacts.
     virtual void findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
                               ChainStats& stats) = 0;
+    /// findContacts, keeping the contacts that hold one of the `count` listed global spheres
+    /// (increasing, checked by the caller): one walk per listed sphere (visitPairsOfListed).
+    virtual void findContactsOf(ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
+                                const ChainQuery& query, std::vector<ChainContact>& contacts, ChainStats& stats) = 0;
     /// The backend and what it runs on.
     virtual std::string description() const = 0;
 };
@@ -101,11 +105,18 @@ public:
     /// Writes every contact the query asks for, sorted (see the class comment).
     void findContacts(const ChainQuery& query, std::vector<ChainContact>& contacts);
 
+    /// Writes the contacts findContacts would write that hold one of the `count` global spheres
+    /// `spheres` (strictly increasing, below sphereCount(); else std::invalid_argument), in the
+    /// same order: one walk of the hierarchy per listed sphere, whatever query.traversal says,
+    /// for updating a few spheres' contacts without the whole search.
+    void findContactsOf(const std::uint32_t* spheres, std::uint32_t count, const ChainQuery& query,
+                        std::vector<ChainContact>& contacts);
+
     /// The backend in use (Cpu or Cuda).
     Backend backend() const { return m_backend; }
     /// The backend and what it runs on.
     std::string description() const { return m_solver->description(); }
-    /// Counters of the last findContacts().
+    /// Counters of the last findContacts() or findContactsOf().
     const ChainStats& stats() const { return m_stats; }
 
 private:

@@ -72,6 +72,8 @@ public:
 
     void findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
                       ChainStats& stats) override;
+    void findContactsOf(ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count, const ChainQuery& query,
+                        std::vector<ChainContact>& contacts, ChainStats& stats) override;
 
     std::string description() const override {
         return "CPU backend, " + std::to_string(m_threads) + " OpenMP thread" + (m_threads == 1 ? "" : "s");
@@ -94,6 +96,12 @@ private:
     /// Walks the hierarchy once per sphere (the paper's GPU2) on every thread, then gathers the
     /// pair keys into m_keys, sorted.
     void walkPerSphere(const ChainLayout& layout, const ChainQuery& query);
+    /// Walks the hierarchy once per listed sphere (visitPairsOfListed) on every thread, then
+    /// gathers the pair keys into m_keys, sorted.
+    void walkListed(const ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
+                    const ChainQuery& query);
+    /// Refits the hierarchy when the layout changed since the last refit; returns whether it did.
+    bool refitIfMoved(ChainLayout& layout);
     /// Gathers the threads' pair keys into m_keys sorted: a counting sort on the first sphere, then
     /// each sphere's few partners sorted.
     void gatherSorted(std::uint32_t leaves);
@@ -110,6 +118,7 @@ private:
     std::vector<std::uint64_t> m_partnersStart; ///< Per sphere: its first key in m_keys, then the total.
     std::vector<std::uint64_t> m_keys;
     std::size_t m_keyCount = 0;
+    std::vector<std::uint8_t> m_listed; ///< Per sphere: whether findContactsOf lists it (all 0 between calls).
 };
 
 void ChainSolverCpu::refit(ChainLayout& layout) {
@@ -170,6 +179,27 @@ void ChainSolverCpu::walkPerSphere(const ChainLayout& layout, const ChainQuery& 
                                 append);
         }
     }
+    gatherSorted(layout.tree.count[0]);
+}
+
+void ChainSolverCpu::walkListed(const ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
+                                const ChainQuery& query) {
+    m_listed.resize(layout.tree.count[0], 0);
+    for (std::uint32_t k = 0; k < count; ++k) m_listed[spheres[k]] = 1;
+    for (CacheLinePadded<ThreadScratch>& scratch : m_scratch) scratch.value.pairs.clear();
+    const std::uint8_t* listed = m_listed.data();
+    const auto isListed = [listed](std::uint32_t j) { return listed[j] != 0; };
+#pragma omp parallel num_threads(m_threads)
+    {
+        std::vector<std::uint64_t>& pairs = m_scratch[static_cast<std::size_t>(omp_get_thread_num())].value.pairs;
+        const auto report = [&](std::uint32_t i, std::uint32_t j) { pairs.push_back(std::uint64_t{i} << 32 | j); };
+#pragma omp for schedule(dynamic, 64)
+        for (std::int64_t k = 0; k < static_cast<std::int64_t>(count); ++k) {
+            visitPairsOfListed(layout.nodes.data(), layout.boxes.data(), layout.tree, layout.sphereChain.data(),
+                               layout.chainStart.data(), query, spheres[k], isListed, report);
+        }
+    }
+    for (std::uint32_t k = 0; k < count; ++k) m_listed[spheres[k]] = 0;
     gatherSorted(layout.tree.count[0]);
 }
 
@@ -268,15 +298,31 @@ void ChainSolverCpu::writeContacts(const ChainLayout& layout, std::vector<ChainC
     }
 }
 
+bool ChainSolverCpu::refitIfMoved(ChainLayout& layout) {
+    if (layout.topologyRevision == m_fittedTopology && layout.positionsRevision == m_fittedPositions) return false;
+    refit(layout);
+    m_fittedTopology = layout.topologyRevision;
+    m_fittedPositions = layout.positionsRevision;
+    return true;
+}
+
+void ChainSolverCpu::findContactsOf(ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
+                                    const ChainQuery& query, std::vector<ChainContact>& contacts, ChainStats& stats) {
+    Clock::time_point start = Clock::now();
+    stats.refitted = refitIfMoved(layout);
+    stats.refitMs = millisecondsSince(start);
+    start = Clock::now();
+    walkListed(layout, spheres, count, query);
+    stats.traverseMs = millisecondsSince(start);
+    start = Clock::now();
+    writeContacts(layout, contacts);
+    stats.contactMs = millisecondsSince(start);
+}
+
 void ChainSolverCpu::findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
                                   ChainStats& stats) {
     Clock::time_point start = Clock::now();
-    stats.refitted = layout.topologyRevision != m_fittedTopology || layout.positionsRevision != m_fittedPositions;
-    if (stats.refitted) {
-        refit(layout);
-        m_fittedTopology = layout.topologyRevision;
-        m_fittedPositions = layout.positionsRevision;
-    }
+    stats.refitted = refitIfMoved(layout);
     stats.refitMs = millisecondsSince(start);
     start = Clock::now();
     if (query.traversal == ChainTraversal::Default) {
@@ -379,6 +425,24 @@ void SphereChainSet::findContacts(const ChainQuery& query, std::vector<ChainCont
     m_stats.spheres = sphereCount();
     m_stats.chains = chainCount();
     m_solver->findContacts(m_layout, query, contacts, m_stats);
+    m_stats.contacts = contacts.size();
+}
+
+void SphereChainSet::findContactsOf(const std::uint32_t* spheres, std::uint32_t count, const ChainQuery& query,
+                                    std::vector<ChainContact>& contacts) {
+    for (std::uint32_t k = 0; k < count; ++k) {
+        if (spheres[k] >= sphereCount() || (k > 0 && spheres[k] <= spheres[k - 1]))
+            throw std::invalid_argument("bulletgpu::SphereChainSet::findContactsOf: the spheres must be strictly "
+                                        "increasing global indices below sphereCount()");
+    }
+    m_stats = ChainStats{};
+    m_stats.spheres = sphereCount();
+    m_stats.chains = chainCount();
+    if (count == 0) {
+        contacts.clear();
+        return;
+    }
+    m_solver->findContactsOf(m_layout, spheres, count, query, contacts, m_stats);
     m_stats.contacts = contacts.size();
 }
 

@@ -46,6 +46,19 @@ struct TwinSets {
         REQUIRE(mismatches == 0);
         return m_cpuContacts.size();
     }
+    /// Both backends' contacts of the listed spheres for `query`, required identical; returns how many.
+    std::size_t requireSameOf(const std::vector<std::uint32_t>& listed, const ChainQuery& query) {
+        const auto count = static_cast<std::uint32_t>(listed.size());
+        cpu.findContactsOf(listed.data(), count, query, m_cpuContacts);
+        cuda.findContactsOf(listed.data(), count, query, m_cudaContacts);
+        REQUIRE(m_cudaContacts.size() == m_cpuContacts.size());
+        std::size_t mismatches = 0;
+        for (std::size_t c = 0; c < m_cpuContacts.size(); ++c) {
+            mismatches += std::memcmp(&m_cpuContacts[c], &m_cudaContacts[c], sizeof(ChainContact)) != 0;
+        }
+        REQUIRE(mismatches == 0);
+        return m_cpuContacts.size();
+    }
 
 private:
     std::vector<ChainContact> m_cpuContacts, m_cudaContacts;
@@ -125,4 +138,23 @@ TEST_CASE("SphereChain CUDA: sizes around the refit's 2048-leaf subtrees match t
         sets.requireSame(ChainQuery{});
         sets.requireSame(ChainQuery{0, true, true, ChainTraversal::HalvesPerSphere});
     }
+}
+
+TEST_CASE("SphereChain CUDA: the contacts of listed spheres match the CPU", "[chain][cuda]") {
+    if (!cudaDeviceOrSkip("SphereChain CUDA test: ")) return;
+    TwinSets sets;
+    sets.add(paperCirclesChain(20000, 2));
+    sets.add(paperSinusoidChain(5000, 2));
+    std::mt19937 rng(5);
+    for (const double share : {0.001, 0.05, 0.5}) {
+        std::bernoulli_distribution pick(share);
+        std::vector<std::uint32_t> listed;
+        for (std::uint32_t s = 0; s < 25000; ++s)
+            if (pick(rng)) listed.push_back(s);
+        CAPTURE(share, listed.size());
+        REQUIRE(sets.requireSameOf(listed, ChainQuery{}) > 0);
+        sets.requireSameOf(listed, ChainQuery{3, true, false});
+        sets.requireSameOf(listed, ChainQuery{0, false, true});
+    }
+    REQUIRE(sets.requireSameOf({}, ChainQuery{}) == 0);
 }

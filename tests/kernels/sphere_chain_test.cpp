@@ -323,3 +323,76 @@ TEST_CASE("SphereChain: bad input is refused", "[chain]") {
     REQUIRE_THROWS_AS(set.setPositions(0, nan), std::invalid_argument);
     REQUIRE(set.sphereCount() == 2);
 }
+
+namespace {
+
+/// The contacts of `all` that hold one of the sorted global spheres `listed` of `set`.
+std::vector<ChainContact> contactsHolding(const SphereChainSet& set, const std::vector<ChainContact>& all,
+                                          const std::vector<std::uint32_t>& listed,
+                                          const std::vector<ChainSpheres>& chains) {
+    std::vector<std::uint32_t> first(chains.size(), 0);
+    for (std::size_t c = 1; c < chains.size(); ++c)
+        first[c] = first[c - 1] + static_cast<std::uint32_t>(chains[c - 1].radii.size());
+    std::vector<char> isListed(set.sphereCount(), 0);
+    for (const std::uint32_t s : listed) isListed[s] = 1;
+    std::vector<ChainContact> out;
+    for (const ChainContact& c : all)
+        if (isListed[first[c.chainA] + c.sphereA] || isListed[first[c.chainB] + c.sphereB]) out.push_back(c);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("SphereChain: the contacts of listed spheres are the whole query's that hold them", "[chain]") {
+    std::mt19937 rng(11);
+    std::vector<ChainSpheres> chains{paperCirclesChain(1500, 0), trefoil(400)};
+    for (int c = 0; c < 6; ++c) chains.push_back(randomWalk(rng, 40 + 61 * c, 0.7f, 0.2f, 0.9f));
+    SphereChainSet set(Backend::Cpu, 2);
+    fill(set, chains);
+    const std::uint32_t spheres = set.sphereCount();
+    std::vector<std::vector<std::uint32_t>> lists{{}, {0}, {spheres - 1}, {0, 1, 2, 3}};
+    std::vector<std::uint32_t> every(spheres);
+    for (std::uint32_t s = 0; s < spheres; ++s) every[s] = s;
+    lists.push_back(every);
+    for (const double share : {0.01, 0.2, 0.6}) { // Random lists: neighbours listed together and apart.
+        std::bernoulli_distribution pick(share);
+        std::vector<std::uint32_t> list;
+        for (std::uint32_t s = 0; s < spheres; ++s)
+            if (pick(rng)) list.push_back(s);
+        lists.push_back(list);
+    }
+    for (const ChainQuery query : {ChainQuery{1, true, true}, ChainQuery{0, true, true}, ChainQuery{3, true, false},
+                                   ChainQuery{1, false, true}, ChainQuery{2, false, false}}) {
+        std::vector<ChainContact> all, listed;
+        set.findContacts(query, all);
+        for (const std::vector<std::uint32_t>& list : lists) {
+            CAPTURE(query.excludedNeighbours, query.selfCollision, query.betweenChains, list.size());
+            set.findContactsOf(list.data(), static_cast<std::uint32_t>(list.size()), query, listed);
+            requireSameContacts(listed, contactsHolding(set, all, list, chains));
+        }
+    }
+    // After a move, on the refitted hierarchy.
+    for (ChainSpheres& chain : chains)
+        for (float& coordinate : chain.centres) coordinate *= 0.97f;
+    for (std::uint32_t c = 0; c < chains.size(); ++c) set.setPositions(c, chains[c].centres.data());
+    std::vector<ChainContact> all, listed;
+    set.findContactsOf(lists.back().data(), static_cast<std::uint32_t>(lists.back().size()), ChainQuery{}, listed);
+    set.findContacts(ChainQuery{}, all);
+    requireSameContacts(listed, contactsHolding(set, all, lists.back(), chains));
+    REQUIRE(listed.size() > 0);
+}
+
+TEST_CASE("SphereChain: a list of spheres out of order or out of range is refused", "[chain]") {
+    SphereChainSet set(Backend::Cpu, 1);
+    const float centres[9] = {0, 0, 0, 1, 0, 0, 2, 0, 0};
+    const float radii[3] = {1, 1, 1};
+    set.addChain(centres, radii, 3);
+    std::vector<ChainContact> contacts;
+    const std::uint32_t unsorted[2] = {2, 1}, repeated[2] = {1, 1}, outside[1] = {3};
+    REQUIRE_THROWS_AS(set.findContactsOf(unsorted, 2, ChainQuery{}, contacts), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.findContactsOf(repeated, 2, ChainQuery{}, contacts), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.findContactsOf(outside, 1, ChainQuery{}, contacts), std::invalid_argument);
+    SphereChainSet empty(Backend::Cpu, 1);
+    REQUIRE_NOTHROW(empty.findContactsOf(nullptr, 0, ChainQuery{}, contacts));
+    REQUIRE(contacts.empty());
+}

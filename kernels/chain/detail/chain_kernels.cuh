@@ -7,8 +7,8 @@
 #include <cstdint>
 
 /// The CUDA kernels of the sphere-chain solver: the refit as independent subtrees and then the
-/// upper tree (two launches), the traversal one thread per sphere, the contacts one thread per
-/// pair. The math is chain_ops.h's.
+/// upper tree (two launches), the traversal one thread per sphere (or per listed sphere), the
+/// contacts one thread per pair. The math is chain_ops.h's.
 
 namespace bulletgpu::detail {
 
@@ -95,6 +95,52 @@ __global__ void __launch_bounds__(cBlockSize)
     DevicePairAppender append{keys, capacity, count, i};
     visitTouchingLeaves(nodes, boxes, tree, leaf, halfOfCandidates(range, tree, static_cast<std::uint32_t>(thread & 1)),
                         append);
+}
+
+/// Marks the `count` listed spheres in `listed` (one byte per sphere, zero elsewhere).
+__global__ void __launch_bounds__(cBlockSize)
+    markListedChainSpheres(const std::uint32_t* spheres, std::uint64_t count, std::uint8_t* listed) {
+    const std::uint64_t k = globalThreadIndex();
+    if (k < count) listed[spheres[k]] = 1;
+}
+
+/// Clears the marks markListedChainSpheres set.
+__global__ void __launch_bounds__(cBlockSize)
+    clearListedChainSpheres(const std::uint32_t* spheres, std::uint64_t count, std::uint8_t* listed) {
+    const std::uint64_t k = globalThreadIndex();
+    if (k < count) listed[spheres[k]] = 0;
+}
+
+/// Whether a sphere is listed, from the marks.
+struct DeviceListedSpheres {
+    const std::uint8_t* listed;
+    __device__ bool operator()(std::uint32_t j) const { return listed[j] != 0; }
+};
+
+/// Appends the pair key (i << 32 | j) of every reported pair, as DevicePairAppender does.
+struct DeviceKeyAppender {
+    unsigned long long* keys;
+    unsigned long long capacity;
+    unsigned long long* count;
+
+    __device__ void operator()(std::uint32_t i, std::uint32_t j) {
+        const unsigned long long slot = atomicAdd(count, 1ull);
+        if (slot < capacity) keys[slot] = static_cast<unsigned long long>(i) << 32 | j;
+    }
+};
+
+/// Traverses the hierarchy for every listed sphere (visitPairsOfListed), one thread each,
+/// appending unsorted pair keys.
+__global__ void __launch_bounds__(cBlockSize)
+    traverseListedChainSpheres(const ChainSphere* nodes, const FloatBox* boxes, ChainLevels tree,
+                               const std::uint32_t* sphereChain, const std::uint32_t* chainStart, ChainQuery query,
+                               const std::uint32_t* spheres, std::uint64_t listedCount, const std::uint8_t* listed,
+                               unsigned long long* keys, unsigned long long capacity, unsigned long long* count) {
+    const std::uint64_t k = globalThreadIndex();
+    if (k >= listedCount) return;
+    const DeviceListedSpheres isListed{listed};
+    DeviceKeyAppender report{keys, capacity, count};
+    visitPairsOfListed(nodes, boxes, tree, sphereChain, chainStart, query, spheres[k], isListed, report);
 }
 
 /// The contact of each sorted pair key.

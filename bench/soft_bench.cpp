@@ -292,7 +292,7 @@ void runCurtain(int steps, int threads) {
 
 /// Ten coiled ropes of `nodes` nodes in the classic world with our solver, with the ropes'
 /// continuous stage (link CCD) when `continuous`.
-void runRopes(int nodes, int steps, int threads, bool continuous) {
+void runRopes(int nodes, int steps, int threads, bool continuous, bool friction) {
     const std::string load = loadAverages();
     SoftCollisionConfig config;
     config.threads = threads;
@@ -300,10 +300,12 @@ void runRopes(int nodes, int steps, int threads, bool continuous) {
     auto owned = std::make_unique<SoftBodySolver>(config);
     SoftBodySolver& solver = *owned;
     bench::ClassicSoftWorld world(std::move(owned));
-    for (int r = 0; r < 10; ++r)
-        world.addCoiledRope(nodes, btScalar((r % 5 - 2) * 1.05), btScalar((r / 5) * 1.05), 0.5f);
+    for (int r = 0; r < 10; ++r) {
+        btSoftBody* rope = world.addCoiledRope(nodes, btScalar((r % 5 - 2) * 1.05), btScalar((r / 5) * 1.05), 0.5f);
+        if (!friction) rope->m_cfg.kDF = 0;
+    }
     Series s;
-    std::vector<double> rounds, queries;
+    std::vector<double> rounds, queries, search;
     stepAll(world.world(), steps, s, [&](Series& out, double stepMs, bool first) {
         const SoftCollisionStats& st = solver.stats();
         out.frozen += double(st.frozenNodes);
@@ -315,15 +317,16 @@ void runRopes(int nodes, int steps, int threads, bool continuous) {
         out.contacts.push_back(double(st.ropePairs));
         rounds.push_back(st.ropeRounds);
         queries.push_back(st.ropeQueries);
+        search.push_back(st.ropeSearchMilliseconds);
     });
     char scene[64];
-    std::snprintf(scene, sizeof scene, "10 ropes x %d nodes", nodes);
+    std::snprintf(scene, sizeof scene, "10 ropes x %d nodes%s", nodes, friction ? "" : ", kDF 0");
     const std::string name = std::string(continuous ? "classic, bulletgpu::SoftBodySolver (rope stage, link CCD)"
                                                     : "classic, bulletgpu::SoftBodySolver (rope stage)") +
                              backendSuffix(solver);
     printRow(scene, name.c_str(), steps, s, 0, load);
-    std::printf("| %s | rope rounds a step %s, of them chain queries %s (medians) |\n", scene,
-                cell(rounds, "%.0f").c_str(), cell(queries, "%.0f").c_str());
+    std::printf("| %s | rope rounds a step %s, of them chain queries %s, pair search ms %s (medians) |\n", scene,
+                cell(rounds, "%.0f").c_str(), cell(queries, "%.0f").c_str(), cell(search, "%.2f").c_str());
 }
 
 } // namespace
@@ -368,7 +371,8 @@ int main(int argc, char** argv) {
             "|---|---|---|---|---|---|---|---|---|---|---|\n");
         runCurtain(1000, threads);
     }
-    if (scenes.chosen("ropes")) runRopes(10000, steps100, threads, false);
-    if (scenes.chosen("ropes-ccd")) runRopes(10000, steps100, threads, true);
+    if (scenes.chosen("ropes")) runRopes(10000, steps100, threads, false, true);
+    if (scenes.chosen("ropes-frictionless")) runRopes(10000, steps100, threads, false, false);
+    if (scenes.chosen("ropes-ccd")) runRopes(10000, steps100, threads, true, true);
     return 0;
 }

@@ -35,12 +35,29 @@ double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
         if (!(startLength > 0)) return 0;
         for (int k = 0; k < 3; ++k) n[k] = startGap[k] / startLength;
     }
-    const double lambda = (target - separation) / weightSum;
+    const double push = target - separation;
+    const double lambda = push / weightSum;
     for (int k = 0; k < 3; ++k) {
         m.end[3 * i + k] += lambda * m.inverseMass[i] * n[k];
         m.end[3 * j + k] -= lambda * m.inverseMass[j] * n[k];
     }
-    return target - separation;
+    const double mu = m.friction ? std::max(m.friction[i], m.friction[j]) : 0;
+    if (mu > 0) {
+        double slip[3]; // Relative move over the step, across the normal.
+        for (int k = 0; k < 3; ++k)
+            slip[k] = (m.end[3 * i + k] - m.start[3 * i + k]) - (m.end[3 * j + k] - m.start[3 * j + k]);
+        const double along = slip[0] * n[0] + slip[1] * n[1] + slip[2] * n[2];
+        for (int k = 0; k < 3; ++k) slip[k] -= along * n[k];
+        const double length = std::sqrt(slip[0] * slip[0] + slip[1] * slip[1] + slip[2] * slip[2]);
+        if (length > 0) {
+            const double taken = (length <= mu * push ? 1 : mu * push / length) / weightSum;
+            for (int k = 0; k < 3; ++k) {
+                m.end[3 * i + k] -= taken * m.inverseMass[i] * slip[k];
+                m.end[3 * j + k] += taken * m.inverseMass[j] * slip[k];
+            }
+        }
+    }
+    return push;
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 #include <BulletSoftBody/btSoftBody.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace bulletgpu {
@@ -64,6 +65,7 @@ void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const
     }
     if (same && wanted == m_ropes.size()) return;
 
+    m_listCurrent = false;
     m_ropes.clear();
     m_firsts.clear();
     m_counts.clear();
@@ -93,6 +95,7 @@ void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const
     m_end.resize(3 * nodes);
     m_queried.resize(3 * nodes);
     m_inverseMass.resize(nodes);
+    m_friction.resize(nodes);
     m_centres.resize(3 * nodes);
     m_radii.resize(nodes);
     for (std::size_t n = 0; n < nodes; ++n) m_radii[n] = static_cast<float>(cDetectionScale * m_radius[n]);
@@ -111,6 +114,7 @@ void SoftRopeChains::recordStart() {
 
 void SoftRopeChains::collide(int iterations, int rounds, bool continuous, double etaFraction) {
     m_pairCount = 0;
+    m_searchMilliseconds = 0;
     m_linkImpacts = m_frozenNodes = 0;
     m_revertedRopes = 0;
     if (m_ropes.empty()) return;
@@ -120,6 +124,7 @@ void SoftRopeChains::collide(int iterations, int rounds, bool continuous, double
             const btSoftBody::Node& node = rope.body->m_nodes[n];
             const std::uint32_t g = rope.first + n;
             m_inverseMass[g] = active ? node.m_im : 0;
+            m_friction[g] = rope.body->m_cfg.kDF;
             for (int k = 0; k < 3; ++k) m_end[3 * g + k] = node.m_x[k];
         }
     }
@@ -132,11 +137,15 @@ void SoftRopeChains::collide(int iterations, int rounds, bool continuous, double
 }
 
 void SoftRopeChains::projectRounds(int iterations, int rounds) {
-    const RopeNodes nodes{static_cast<std::uint32_t>(m_radius.size()), m_start.data(), m_end.data(),
-                          m_inverseMass.data(), m_radius.data()};
+    const RopeNodes nodes{static_cast<std::uint32_t>(m_radius.size()),
+                          m_start.data(),
+                          m_end.data(),
+                          m_inverseMass.data(),
+                          m_radius.data(),
+                          m_friction.data()};
     for (int round = 0; round < rounds; ++round) {
         ++m_rounds;
-        if (round == 0 || !listStillCovers()) {
+        if (!m_listCurrent || !listStillCovers()) {
             findPairs();
             ++m_queries;
         }
@@ -228,6 +237,8 @@ bool SoftRopeChains::listStillCovers() const {
 }
 
 void SoftRopeChains::findPairs() {
+    const auto begin = std::chrono::steady_clock::now();
+    m_listCurrent = true;
     m_queried = m_end;
     for (std::uint32_t chain = 0; chain < m_ropes.size(); ++chain) {
         const RopeChain& rope = m_ropes[chain];
@@ -246,6 +257,7 @@ void SoftRopeChains::findPairs() {
         m_pairs.push_back(a.first + c.sphereA);
         m_pairs.push_back(m_ropes[c.chainB].first + c.sphereB);
     }
+    m_searchMilliseconds += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
 }
 
 void SoftRopeChains::writeBack(const RopeChain& rope) const {

@@ -50,8 +50,8 @@ public:
     void recordStart();
 
     /// Copies m_x into the end buffers, then up to `rounds` times finds the node pairs within 1.5
-    /// times the thickness (same-rope neighbours excluded; a round keeps the last round's pairs
-    /// when listStillCovers) and projects them `iterations` times,
+    /// times the thickness (same-rope neighbours excluded; a round keeps the last query's pairs,
+    /// of this step or an earlier one, when listStillCovers) and projects them `iterations` times,
     /// stopping after a round whose pairs all kept their distance (to 0.1% of the thickness), then writes the moved
     /// nodes back (m_v changed by the move over the step). Sleeping ropes do not move.
     /// With `continuous`, before the write-back: the link pairs that come within eta (`etaFraction`
@@ -73,6 +73,9 @@ public:
 
     /// Node pairs the last collide() found in its first round.
     std::uint64_t pairCount() const { return m_pairCount; }
+    /// Time the last collide() spent finding pairs (positions into the chains, the query, the
+    /// pair list), in ms.
+    double searchMilliseconds() const { return m_searchMilliseconds; }
     /// Rounds of the last collide(), and of them the rounds that ran the chain query.
     std::uint32_t rounds() const { return m_rounds; }
     std::uint32_t queries() const { return m_queries; } ///< See rounds().
@@ -90,7 +93,8 @@ private:
     /// Whether the pairs of the last query still hold every pair that may be closer than the
     /// thickness: unlisted pairs were at least cDetectionScale times the sum of their radii apart
     /// then (to the float rounding), so they stay beyond it while no node has moved (the
-    /// projections) by more than a quarter of the thinnest rope's thickness since. A new query
+    /// projections, Bullet's steps) by more than a quarter of the thinnest rope's thickness
+    /// since. A new query
     /// would only add pairs the projection leaves alone.
     bool listStillCovers() const;
     /// Moves the chains to the end buffers and finds the node pairs to project.
@@ -114,6 +118,7 @@ private:
     std::vector<double> m_end;            ///< End positions of all nodes.
     std::vector<double> m_queried;        ///< The end positions the last query read.
     std::vector<double> m_inverseMass;    ///< Inverse masses (0 for sleeping ropes).
+    std::vector<double> m_friction;       ///< Friction coefficient per node (its rope's kDF).
     std::vector<double> m_radius;         ///< Sphere radii.
     std::vector<float> m_centres;         ///< Float centres for the chain set.
     std::vector<float> m_radii;           ///< Float radii for the chain set.
@@ -126,6 +131,8 @@ private:
     int m_threads;                        ///< OpenMP threads of the link CCD.
     std::uint32_t m_rounds = 0;           ///< Rounds of the last collide().
     std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
+    bool m_listCurrent = false;           ///< Whether m_pairs came from a query of the chains as they are.
+    double m_searchMilliseconds = 0;      ///< See searchMilliseconds().
     LinkCcd m_linkCcd;                    ///< The continuous query over the links.
     std::vector<LinkImpact> m_impacts;    ///< Its output.
     std::vector<std::uint32_t> m_firsts;  ///< First node of each rope (LinkCcd's view, kept by sync).

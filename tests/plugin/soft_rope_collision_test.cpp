@@ -212,3 +212,51 @@ TEST_CASE("The rope projection restores the sum of the radii, by inverse mass an
     CHECK(end[3] == Approx(0.05));
     CHECK(end[0] == 0);
 }
+
+TEST_CASE("The rope projection's friction holds a slip within mu times the push and cuts a larger one",
+          "[soft][rope]") {
+    // Node 1 starts 0.05 above node 0 and ends 0.04 above it, moved sideways by `slip`; inverse
+    // masses 1 and 3. The push goes along n, the direction between them at the end.
+    struct Result {
+        double push, n[2], across; ///< The push, n (x, y), |relative move across n| after.
+        double centre[2];          ///< Mass-weighted sum of the end positions (x, y) after.
+    };
+    const auto project = [](double slip, double mu) {
+        const std::vector<double> start{0, 0, 0, 0, 0.05, 0};
+        std::vector<double> end{0, 0, 0, slip, 0.04, 0};
+        const std::vector<double> inverseMass{1, 3}, radius{0.025, 0.025}, friction{mu / 2, mu};
+        const std::uint32_t pair[2] = {1, 0};
+        const bulletgpu::RopeNodes nodes{
+            2, start.data(), end.data(), inverseMass.data(), radius.data(), friction.data()};
+        Result r;
+        const double length = std::hypot(slip, 0.04);
+        r.n[0] = slip / length;
+        r.n[1] = 0.04 / length;
+        r.push = bulletgpu::projectRopePairs(nodes, pair, 1, 1);
+        const double move[2] = {end[3] - end[0], end[4] - end[1] - 0.05}; // Relative move over the step.
+        r.across = std::fabs(move[0] * r.n[1] - move[1] * r.n[0]);
+        r.centre[0] = end[0] + end[3] / 3;
+        r.centre[1] = end[1] + end[4] / 3;
+        return r;
+    };
+    for (const double slip : {0.001, 0.02}) {
+        const double length = std::hypot(slip, 0.04), push = 0.05 - length;
+        const double across = 0.05 * slip / length; // What the push alone leaves across n.
+        INFO("slip " << slip);
+        const Result none = project(slip, 0);
+        CHECK(none.push == Approx(push));
+        CHECK(none.across == Approx(across));
+        const Result rough = project(slip, 0.5);
+        CHECK(rough.push == Approx(push));
+        // Within 0.5 * push it sticks (nothing left across n), beyond it slides 0.5 * push less.
+        if (across <= 0.5 * push)
+            CHECK(rough.across == Approx(0).margin(1e-12));
+        else
+            CHECK(rough.across == Approx(across - 0.5 * push));
+        // Shared by inverse mass: the mass-weighted centre stays where it was.
+        CHECK(rough.centre[0] == Approx(slip / 3));
+        CHECK(rough.centre[1] == Approx(0.04 / 3));
+    }
+    CHECK(0.05 * 0.001 / std::hypot(0.001, 0.04) <= 0.5 * (0.05 - std::hypot(0.001, 0.04))); // Both cases run.
+    CHECK(0.05 * 0.02 / std::hypot(0.02, 0.04) > 0.5 * (0.05 - std::hypot(0.02, 0.04)));
+}

@@ -35,8 +35,11 @@ struct SoftCollisionConfig {
     double thickness = 0;
     /// Gauss-Seidel passes of the position projection over a step's contact pairs (cloth and rope).
     int iterations = 4;
-    /// Most rounds of rope contact search and projection a step (each round searches anew; they
-    /// stop once every pair keeps its distance).
+    /// Most rounds of rope contact search and projection a step (a round searches anew unless no
+    /// node has moved a quarter of the thickness since the last search, of this step or an
+    /// earlier one; they stop once every pair keeps its distance). The projection has friction:
+    /// the larger `m_cfg.kDF` of two touching ropes (Bullet's default 0.2) holds their relative
+    /// slip within kDF times the push (bullet_adapter/rope_collision_response.h).
     int ropeRounds = 8;
     /// Whether the continuous stage of cloths runs: CCD from the step's start to its end,
     /// impacts projected, then the failsafe that puts impacting nodes back where they started.
@@ -103,6 +106,7 @@ struct SoftCollisionStats {
     double ccdMilliseconds = 0;        ///< Of it, the cloths' CCD queries.
     double projectionMilliseconds = 0; ///< Of it, the cloths' projections and failsafe (everything but the queries).
     double ropeMilliseconds = 0;       ///< Of it, the ropes' stage (against cloths too).
+    double ropeSearchMilliseconds = 0; ///< Of that, the rope pair search (the chain queries).
 };
 
 /// Counters of the last step's contacts with rigid meshes and between soft bodies.

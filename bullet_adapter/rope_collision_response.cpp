@@ -14,13 +14,14 @@ double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
     const double weightSum = m.inverseMass[i] + m.inverseMass[j];
     if (!(weightSum > 0)) return 0;
     double gap[3], startGap[3];
-    for (int k = 0; k < 3; ++k) {
-        gap[k] = m.end[3 * i + k] - m.end[3 * j + k];
-        startGap[k] = m.start[3 * i + k] - m.start[3 * j + k];
-    }
-    const double distance = std::sqrt(gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2]);
+    for (int k = 0; k < 3; ++k) gap[k] = m.end[3 * i + k] - m.end[3 * j + k];
+    const double distance2 = gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2];
     const double target = m.radius[i] + m.radius[j];
+    // Most listed pairs are apart: settled on squares, before the root and the start positions.
+    if (distance2 >= target * target) return 0;
+    const double distance = std::sqrt(distance2);
     if (distance >= target) return 0;
+    for (int k = 0; k < 3; ++k) startGap[k] = m.start[3 * i + k] - m.start[3 * j + k];
     double n[3];
     double separation = distance;
     if (distance > 0) {

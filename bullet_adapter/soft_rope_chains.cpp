@@ -18,6 +18,11 @@ namespace {
 /// projection pushes into contact are already on the list.
 constexpr double cDetectionScale = 1.5;
 
+/// A round searches the whole set anew, instead of the moved nodes' pairs, when more than one
+/// node in this many has moved: a walk per moved node costs several times a node's share of the
+/// whole search (docs/benchmarks/sphere-chains-cpu.md: walks 3-6x the descent).
+constexpr std::size_t cWholeSearchShare = 8;
+
 /// Rounds stop once no pair falls short of its distance by more than this part of the least
 /// thickness.
 constexpr double cSettledShortfall = 1e-3;
@@ -128,7 +133,7 @@ void SoftRopeChains::collide(int iterations, int rounds, bool continuous, double
             for (int k = 0; k < 3; ++k) m_end[3 * g + k] = node.m_x[k];
         }
     }
-    m_rounds = m_queries = 0;
+    m_rounds = m_queries = m_moverUpdates = 0;
     projectRounds(iterations, rounds);
     m_pairCount = m_roundPairs;
     if (continuous) keepLinksApart(iterations, rounds, etaFraction * m_thinnest);
@@ -145,10 +150,7 @@ void SoftRopeChains::projectRounds(int iterations, int rounds) {
                           m_friction.data()};
     for (int round = 0; round < rounds; ++round) {
         ++m_rounds;
-        if (!m_listCurrent || !listStillCovers()) {
-            findPairs();
-            ++m_queries;
-        }
+        updatePairs();
         if (round == 0) m_roundPairs = m_pairs.size() / 2;
         if (!(projectRopePairs(nodes, m_pairs.data(), m_pairs.size() / 2, iterations) > cSettledShortfall * m_thinnest))
             break;
@@ -221,19 +223,91 @@ void SoftRopeChains::keepLinksApart(int iterations, int rounds, double eta) {
     }
 }
 
-bool SoftRopeChains::listStillCovers() const {
-    double moved = 0, largest = 0;
-    for (std::size_t i = 0; i < m_end.size(); i += 3) {
+void SoftRopeChains::findMovers() {
+    double largest = 0;
+    for (const double x : m_end) largest = std::max(largest, std::fabs(x));
+    const double rounding = 0x1p-14 * (1 + largest);
+    const double reach = (cDetectionScale - 1) * m_thinnest / 2 - rounding;
+    const double reach2 = reach > 0 ? reach * reach : 0;
+    m_movers.clear();
+    const auto nodes = static_cast<std::uint32_t>(m_radius.size());
+    for (std::uint32_t g = 0; g < nodes; ++g) {
         double m2 = 0;
         for (int k = 0; k < 3; ++k) {
-            const double d = m_end[i + k] - m_queried[i + k];
+            const double d = m_end[3 * g + k] - m_queried[3 * g + k];
             m2 += d * d;
-            largest = std::max(largest, std::fabs(m_end[i + k]));
         }
-        moved = std::max(moved, m2);
+        if (!(m2 < reach2)) m_movers.push_back(g);
     }
-    const double rounding = 0x1p-14 * (1 + largest);
-    return 2 * (std::sqrt(moved) + rounding) < (cDetectionScale - 1) * m_thinnest;
+}
+
+void SoftRopeChains::updatePairs() {
+    if (m_listCurrent) {
+        findMovers();
+        if (m_movers.empty()) return;
+        if (m_movers.size() * cWholeSearchShare < m_radius.size()) {
+            updateMovers();
+            ++m_moverUpdates;
+            return;
+        }
+    }
+    findPairs();
+    ++m_queries;
+}
+
+void SoftRopeChains::appendPairs(std::vector<std::uint32_t>& pairs) const {
+    for (const ChainContact& c : m_contacts) {
+        const RopeChain& a = m_ropes[c.chainA];
+        if (c.chainA == c.chainB && std::max(c.sphereA, c.sphereB) - std::min(c.sphereA, c.sphereB) <= a.neighbours)
+            continue;
+        pairs.push_back(a.first + c.sphereA);
+        pairs.push_back(m_ropes[c.chainB].first + c.sphereB);
+    }
+}
+
+void SoftRopeChains::updateMovers() {
+    const auto begin = std::chrono::steady_clock::now();
+    m_isMover.resize(m_radius.size(), 0);
+    m_chainMoved.assign(m_ropes.size(), 0);
+    std::uint32_t chain = 0;
+    for (const std::uint32_t g : m_movers) {
+        m_isMover[g] = 1;
+        for (int k = 0; k < 3; ++k) {
+            m_queried[3 * g + k] = m_end[3 * g + k];
+            m_centres[3 * g + k] = static_cast<float>(m_end[3 * g + k]);
+        }
+        while (g >= m_ropes[chain].first + m_ropes[chain].nodeCount) ++chain;
+        m_chainMoved[chain] = 1;
+    }
+    for (std::uint32_t c = 0; c < m_ropes.size(); ++c)
+        if (m_chainMoved[c]) m_set.setPositions(c, &m_centres[3 * m_ropes[c].first]);
+    ChainQuery query;
+    query.excludedNeighbours = m_queryNeighbours;
+    m_set.findContactsOf(m_movers.data(), static_cast<std::uint32_t>(m_movers.size()), query, m_contacts);
+    m_newPairs.clear();
+    appendPairs(m_newPairs);
+    // The kept pairs (no mover in them) and the movers' new ones, both in (first, second) order.
+    m_mergedPairs.clear();
+    std::size_t kept = 0, added = 0;
+    const auto before = [](const std::uint32_t* x, const std::uint32_t* y) {
+        return x[0] != y[0] ? x[0] < y[0] : x[1] < y[1];
+    };
+    while (kept < m_pairs.size() || added < m_newPairs.size()) {
+        if (kept < m_pairs.size() && (m_isMover[m_pairs[kept]] || m_isMover[m_pairs[kept + 1]])) {
+            kept += 2;
+            continue;
+        }
+        const bool takeKept =
+            added == m_newPairs.size() || (kept < m_pairs.size() && before(&m_pairs[kept], &m_newPairs[added]));
+        std::vector<std::uint32_t>& from = takeKept ? m_pairs : m_newPairs;
+        std::size_t& at = takeKept ? kept : added;
+        m_mergedPairs.push_back(from[at]);
+        m_mergedPairs.push_back(from[at + 1]);
+        at += 2;
+    }
+    m_pairs.swap(m_mergedPairs);
+    for (const std::uint32_t g : m_movers) m_isMover[g] = 0;
+    m_searchMilliseconds += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
 }
 
 void SoftRopeChains::findPairs() {
@@ -250,13 +324,7 @@ void SoftRopeChains::findPairs() {
     query.excludedNeighbours = m_queryNeighbours;
     m_set.findContacts(query, m_contacts);
     m_pairs.clear();
-    for (const ChainContact& c : m_contacts) {
-        const RopeChain& a = m_ropes[c.chainA];
-        if (c.chainA == c.chainB && std::max(c.sphereA, c.sphereB) - std::min(c.sphereA, c.sphereB) <= a.neighbours)
-            continue;
-        m_pairs.push_back(a.first + c.sphereA);
-        m_pairs.push_back(m_ropes[c.chainB].first + c.sphereB);
-    }
+    appendPairs(m_pairs);
     m_searchMilliseconds += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count();
 }
 

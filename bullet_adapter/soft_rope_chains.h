@@ -50,8 +50,9 @@ public:
     void recordStart();
 
     /// Copies m_x into the end buffers, then up to `rounds` times finds the node pairs within 1.5
-    /// times the thickness (same-rope neighbours excluded; a round keeps the last query's pairs,
-    /// of this step or an earlier one, when listStillCovers) and projects them `iterations` times,
+    /// times the thickness (same-rope neighbours excluded; a round keeps the pairs of earlier
+    /// rounds and steps, searching anew those of the nodes that moved, see updatePairs) and
+    /// projects them `iterations` times,
     /// stopping after a round whose pairs all kept their distance (to 0.1% of the thickness), then writes the moved
     /// nodes back (m_v changed by the move over the step). Sleeping ropes do not move.
     /// With `continuous`, before the write-back: the link pairs that come within eta (`etaFraction`
@@ -79,6 +80,8 @@ public:
     /// Rounds of the last collide(), and of them the rounds that ran the chain query.
     std::uint32_t rounds() const { return m_rounds; }
     std::uint32_t queries() const { return m_queries; } ///< See rounds().
+    /// Rounds of the last collide() that searched the moved nodes' pairs only.
+    std::uint32_t moverUpdates() const { return m_moverUpdates; }
     /// Link pairs within eta during the last collide()'s step before its continuous stage.
     std::uint64_t linkImpacts() const { return m_linkImpacts; }
     /// Nodes the last collide() put back at their start (ropes sent back whole included).
@@ -90,13 +93,21 @@ public:
     static constexpr int cCcdPasses = 4;
 
 private:
-    /// Whether the pairs of the last query still hold every pair that may be closer than the
-    /// thickness: unlisted pairs were at least cDetectionScale times the sum of their radii apart
-    /// then (to the float rounding), so they stay beyond it while no node has moved (the
-    /// projections, Bullet's steps) by more than a quarter of the thinnest rope's thickness
-    /// since. A new query
-    /// would only add pairs the projection leaves alone.
-    bool listStillCovers() const;
+    /// The nodes (increasing) that have moved since their pairs were last searched by
+    /// (cDetectionScale - 1) / 2 of the thinnest rope's thickness, less the float rounding, into
+    /// m_movers. The pair list holds every pair whose search positions were closer than
+    /// cDetectionScale times the sum of the radii, so while neither node of an unlisted pair is
+    /// a mover the pair stays beyond the sum of the radii: the projection leaves it alone.
+    void findMovers();
+    /// Brings the pair list up to date for this round: nothing when no node moved (findMovers),
+    /// the movers' pairs searched anew from where they are now (updateMovers) when few did, the
+    /// whole search (findPairs) when many did or the list is not current.
+    void updatePairs();
+    /// Moves the movers' search positions to where they are and replaces every listed pair that
+    /// holds one by the pairs SphereChainSet::findContactsOf finds for them.
+    void updateMovers();
+    /// Appends the node pairs of m_contacts (same-rope neighbours left out) to `pairs`.
+    void appendPairs(std::vector<std::uint32_t>& pairs) const;
     /// Moves the chains to the end buffers and finds the node pairs to project.
     void findPairs();
     /// Writes the end buffers of `rope` back to its nodes.
@@ -112,36 +123,41 @@ private:
     /// The continuous stage of collide().
     void keepLinksApart(int iterations, int rounds, double eta);
 
-    SphereChainSet m_set;                 ///< The chains.
-    std::vector<RopeChain> m_ropes;       ///< Ropes in the order of the world's bodies.
-    std::vector<double> m_start;          ///< Start positions of all nodes.
-    std::vector<double> m_end;            ///< End positions of all nodes.
-    std::vector<double> m_queried;        ///< The end positions the last query read.
-    std::vector<double> m_inverseMass;    ///< Inverse masses (0 for sleeping ropes).
-    std::vector<double> m_friction;       ///< Friction coefficient per node (its rope's kDF).
-    std::vector<double> m_radius;         ///< Sphere radii.
-    std::vector<float> m_centres;         ///< Float centres for the chain set.
-    std::vector<float> m_radii;           ///< Float radii for the chain set.
-    std::vector<ChainContact> m_contacts; ///< The query's output.
-    std::vector<std::uint32_t> m_pairs;   ///< Node pairs (concatenated indices) to project.
-    std::uint32_t m_queryNeighbours = 0;  ///< The query's neighbour exclusion (the ropes' least).
-    double m_thinnest = 0;                ///< The least thickness of the ropes.
-    std::uint64_t m_pairCount = 0;        ///< Pairs of the last collide()'s first round.
-    std::uint64_t m_roundPairs = 0;       ///< Pairs of the first round of the last projectRounds().
-    int m_threads;                        ///< OpenMP threads of the link CCD.
-    std::uint32_t m_rounds = 0;           ///< Rounds of the last collide().
-    std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
-    bool m_listCurrent = false;           ///< Whether m_pairs came from a query of the chains as they are.
-    double m_searchMilliseconds = 0;      ///< See searchMilliseconds().
-    LinkCcd m_linkCcd;                    ///< The continuous query over the links.
-    std::vector<LinkImpact> m_impacts;    ///< Its output.
-    std::vector<std::uint32_t> m_firsts;  ///< First node of each rope (LinkCcd's view, kept by sync).
-    std::vector<std::uint32_t> m_counts;  ///< Nodes of each rope (LinkCcd's view, kept by sync).
-    std::vector<char> m_frozen;           ///< Whether each node is back at its start.
-    std::vector<char> m_reverted;         ///< Whether each rope is back at its start whole.
-    std::uint64_t m_linkImpacts = 0;      ///< See linkImpacts().
-    std::uint64_t m_frozenNodes = 0;      ///< See frozenNodes().
-    std::uint32_t m_revertedRopes = 0;    ///< See revertedRopes().
+    SphereChainSet m_set;                                 ///< The chains.
+    std::vector<RopeChain> m_ropes;                       ///< Ropes in the order of the world's bodies.
+    std::vector<double> m_start;                          ///< Start positions of all nodes.
+    std::vector<double> m_end;                            ///< End positions of all nodes.
+    std::vector<double> m_queried;                        ///< Each node's position when its pairs were last searched.
+    std::vector<double> m_inverseMass;                    ///< Inverse masses (0 for sleeping ropes).
+    std::vector<double> m_friction;                       ///< Friction coefficient per node (its rope's kDF).
+    std::vector<double> m_radius;                         ///< Sphere radii.
+    std::vector<float> m_centres;                         ///< Float centres for the chain set.
+    std::vector<float> m_radii;                           ///< Float radii for the chain set.
+    std::vector<ChainContact> m_contacts;                 ///< The query's output.
+    std::vector<std::uint32_t> m_pairs;                   ///< Node pairs (concatenated indices) to project.
+    std::uint32_t m_queryNeighbours = 0;                  ///< The query's neighbour exclusion (the ropes' least).
+    double m_thinnest = 0;                                ///< The least thickness of the ropes.
+    std::uint64_t m_pairCount = 0;                        ///< Pairs of the last collide()'s first round.
+    std::uint64_t m_roundPairs = 0;                       ///< Pairs of the first round of the last projectRounds().
+    int m_threads;                                        ///< OpenMP threads of the link CCD.
+    std::uint32_t m_rounds = 0;                           ///< Rounds of the last collide().
+    std::uint32_t m_queries = 0;                          ///< Of them, rounds that queried.
+    std::uint32_t m_moverUpdates = 0;                     ///< See moverUpdates().
+    std::vector<std::uint32_t> m_movers;                  ///< findMovers's nodes.
+    std::vector<char> m_isMover;                          ///< Per node: in m_movers (0 between updates).
+    std::vector<char> m_chainMoved;                       ///< Per rope: holds a mover.
+    std::vector<std::uint32_t> m_newPairs, m_mergedPairs; ///< updateMovers's scratch.
+    bool m_listCurrent = false;          ///< Whether m_pairs came from a query of the chains as they are.
+    double m_searchMilliseconds = 0;     ///< See searchMilliseconds().
+    LinkCcd m_linkCcd;                   ///< The continuous query over the links.
+    std::vector<LinkImpact> m_impacts;   ///< Its output.
+    std::vector<std::uint32_t> m_firsts; ///< First node of each rope (LinkCcd's view, kept by sync).
+    std::vector<std::uint32_t> m_counts; ///< Nodes of each rope (LinkCcd's view, kept by sync).
+    std::vector<char> m_frozen;          ///< Whether each node is back at its start.
+    std::vector<char> m_reverted;        ///< Whether each rope is back at its start whole.
+    std::uint64_t m_linkImpacts = 0;     ///< See linkImpacts().
+    std::uint64_t m_frozenNodes = 0;     ///< See frozenNodes().
+    std::uint32_t m_revertedRopes = 0;   ///< See revertedRopes().
 };
 
 } // namespace bulletgpu

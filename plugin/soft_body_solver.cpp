@@ -119,6 +119,7 @@ void SoftBodySolver::collideSoftBodies() {
     m_stats.ropePairs = e.ropes.pairCount();
     m_stats.ropeRounds = e.ropes.rounds();
     m_stats.ropeQueries = e.ropes.queries();
+    m_stats.ropeMoverUpdates = e.ropes.moverUpdates();
     m_stats.ropeSearchMilliseconds = e.ropes.searchMilliseconds();
     m_stats.ropeMilliseconds = since(ropesBegin);
     m_stats.milliseconds = since(begin);

@@ -35,9 +35,10 @@ struct SoftCollisionConfig {
     double thickness = 0;
     /// Gauss-Seidel passes of the position projection over a step's contact pairs (cloth and rope).
     int iterations = 4;
-    /// Most rounds of rope contact search and projection a step (a round searches anew unless no
-    /// node has moved a quarter of the thickness since the last search, of this step or an
-    /// earlier one; they stop once every pair keeps its distance). The projection has friction:
+    /// Most rounds of rope contact search and projection a step (a round keeps the pairs of
+    /// earlier rounds and steps and searches anew those of the nodes that have moved a quarter of
+    /// the thickness since, or the whole set when many have; they stop once every pair keeps its
+    /// distance). The projection has friction:
     /// the larger `m_cfg.kDF` of two touching ropes (Bullet's default 0.2) holds their relative
     /// slip within kDF times the push (bullet_adapter/rope_collision_response.h).
     int ropeRounds = 8;
@@ -94,19 +95,20 @@ struct SoftCollisionStats {
     std::uint32_t contactQueries =
         0;                         ///< Cloths whose contact pairs the engine queried (others re-measured kept pairs).
     std::uint64_t frozenNodes = 0; ///< Nodes put back at their start position by the failsafe.
-    std::uint32_t revertedCloths = 0;  ///< Cloths put back whole at their start.
-    std::uint32_t revertedRopes = 0;   ///< Ropes put back whole at their start.
-    std::uint32_t ropes = 0;           ///< Ropes on the sphere chains.
-    std::uint64_t ropePairs = 0;       ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
-    std::uint32_t ropeRounds = 0;      ///< Rope rounds of projection.
-    std::uint32_t ropeQueries = 0;     ///< Of them, rounds that ran the chain query (the others kept its pairs).
-    std::uint64_t ropeClothPairs = 0;  ///< Rope node and cloth face pairs projected.
-    double milliseconds = 0;           ///< Time of the self-collision stage (cloths and ropes).
-    double contactMilliseconds = 0;    ///< Of it, the cloths' engine query (positions copied in, pairs found).
-    double ccdMilliseconds = 0;        ///< Of it, the cloths' CCD queries.
-    double projectionMilliseconds = 0; ///< Of it, the cloths' projections and failsafe (everything but the queries).
-    double ropeMilliseconds = 0;       ///< Of it, the ropes' stage (against cloths too).
-    double ropeSearchMilliseconds = 0; ///< Of that, the rope pair search (the chain queries).
+    std::uint32_t revertedCloths = 0;   ///< Cloths put back whole at their start.
+    std::uint32_t revertedRopes = 0;    ///< Ropes put back whole at their start.
+    std::uint32_t ropes = 0;            ///< Ropes on the sphere chains.
+    std::uint64_t ropePairs = 0;        ///< Rope node pairs within 1.5 thicknesses, first round (one rope or two).
+    std::uint32_t ropeRounds = 0;       ///< Rope rounds of projection.
+    std::uint32_t ropeQueries = 0;      ///< Of them, rounds that ran the chain query (the others kept its pairs).
+    std::uint32_t ropeMoverUpdates = 0; ///< Of them, rounds that searched the moved nodes' pairs only.
+    std::uint64_t ropeClothPairs = 0;   ///< Rope node and cloth face pairs projected.
+    double milliseconds = 0;            ///< Time of the self-collision stage (cloths and ropes).
+    double contactMilliseconds = 0;     ///< Of it, the cloths' engine query (positions copied in, pairs found).
+    double ccdMilliseconds = 0;         ///< Of it, the cloths' CCD queries.
+    double projectionMilliseconds = 0;  ///< Of it, the cloths' projections and failsafe (everything but the queries).
+    double ropeMilliseconds = 0;        ///< Of it, the ropes' stage (against cloths too).
+    double ropeSearchMilliseconds = 0;  ///< Of that, the rope pair search (the chain queries).
 };
 
 /// Counters of the last step's contacts with rigid meshes and between soft bodies.

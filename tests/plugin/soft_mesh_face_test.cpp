@@ -31,20 +31,6 @@ const btVector3 cUnderNode(0.05f, 0.4f, 0.05f);
 /// Half width of the spike's square base on the ground.
 constexpr btScalar cBaseHalfWidth = 0.03f;
 
-/// A closed square pyramid of base half width cBaseHalfWidth on the ground (y = 0) under `apex`,
-/// wound outward.
-std::unique_ptr<MeshArrays> spikeArrays(const btVector3& apex) {
-    auto m = std::make_unique<MeshArrays>();
-    for (int i = 0; i < 4; ++i)
-        m->addVertex(apex.x() + (i & 1 ? cBaseHalfWidth : -cBaseHalfWidth), 0,
-                     apex.z() + (i & 2 ? cBaseHalfWidth : -cBaseHalfWidth));
-    m->addVertex(apex.x(), apex.y(), apex.z());
-    // Sides counter-clockwise seen from outside, then the base seen from below.
-    m->indices = {0, 1, 4, 1, 3, 4, 3, 2, 4, 2, 0, 4, 0, 2, 3, 0, 3, 1};
-    m->wrap();
-    return m;
-}
-
 /// The cloth's height over `apex`: along the vertical through it, the face crossing it nearest
 /// to the apex, its height there minus the apex's (negative: the apex is through the cloth);
 /// false when no face crosses that vertical.
@@ -87,7 +73,8 @@ Drop dropOnSpike(const btVector3& apex, bool meshFaceContacts) {
     config.meshFaceContacts = meshFaceContacts;
     auto owned = std::make_unique<SoftBodySolver>(config);
     SoftBodySolver* solver = owned.get();
-    const std::unique_ptr<MeshArrays> arrays = spikeArrays(apex);
+    const std::unique_ptr<MeshArrays> arrays =
+        bulletgpu::test::pyramidArrays(apex.x(), apex.y(), apex.z(), cBaseHalfWidth);
     btBvhTriangleMeshShape shape(arrays->array.get(), true);
     ClothWorld world(std::move(owned));
     btRigidBody spike(btRigidBody::btRigidBodyConstructionInfo(0, nullptr, &shape));

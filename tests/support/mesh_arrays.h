@@ -76,4 +76,17 @@ inline std::unique_ptr<MeshArrays> torusArrays(int nu, int nv, btScalar major, b
     return m;
 }
 
+/// A closed square pyramid standing on the plane y = 0 with its apex at (ax, ay, az) and a base
+/// of half width `halfWidth`, wound outward (a spike, when the base is narrow).
+inline std::unique_ptr<MeshArrays> pyramidArrays(btScalar ax, btScalar ay, btScalar az, btScalar halfWidth) {
+    auto m = std::make_unique<MeshArrays>();
+    for (int i = 0; i < 4; ++i)
+        m->addVertex(ax + (i & 1 ? halfWidth : -halfWidth), 0, az + (i & 2 ? halfWidth : -halfWidth));
+    m->addVertex(ax, ay, az);
+    // Sides counter-clockwise seen from outside, then the base seen from below.
+    m->indices = {0, 1, 4, 1, 3, 4, 3, 2, 4, 2, 0, 4, 0, 2, 3, 0, 3, 1};
+    m->wrap();
+    return m;
+}
+
 } // namespace bulletgpu::test

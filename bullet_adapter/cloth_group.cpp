@@ -17,7 +17,7 @@ void copyInto(std::vector<double>& target, std::size_t at, const std::vector<dou
 
 } // namespace
 
-bool ClothGroup::prepare(SoftClothMeshes& meshes) {
+bool ClothGroup::prepare(SoftClothMeshes& meshes, double reachFraction) {
     m_members.clear();
     for (ClothMesh& cloth : meshes.cloths())
         if (cloth.started) m_members.push_back(&cloth);
@@ -26,9 +26,36 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes) {
     });
     if (m_members.size() < 2 || !oneThickness) {
         m_members.clear();
+        m_crossListValid = false;
         return false;
     }
-    rebuild();
+    if (rebuild()) m_crossListValid = false;
+    for (std::size_t i = 0; i < m_members.size(); ++i) {
+        copyInto(m_group.start, 3 * std::size_t(m_vertexOffset[i]), m_members[i]->start);
+        copyInto(m_group.end, 3 * std::size_t(m_vertexOffset[i]), m_members[i]->end);
+    }
+    const double thickness = m_members.front()->thickness;
+    m_crossPairs.clear();
+    m_crossNearest = HUGE_VAL;
+    m_queried = !(reachFraction > 0 && crossListHolds());
+    if (!m_queried) {
+        const SelfCollisionMesh mesh = m_group.view();
+        for (const CcdFeaturePair& pair : m_crossCandidates) {
+            const double d = featurePairDistance(mesh, pair, m_group.end.data());
+            m_crossNearest = std::min(m_crossNearest, d);
+            if (d < thickness) m_crossPairs.push_back(pair);
+        }
+        return true;
+    }
+    // Reach beyond the thickness only while the group is quiet over this step (relative to
+    // itself), as SoftClothMeshes::findPairs does for one cloth.
+    const double margin = thickness * std::max(0.0, reachFraction);
+    const bool quiet =
+        margin > 0 && 4 * largestRelativeMove(m_group.start.data(), m_group.end.data(), m_group.nodeCount) < margin;
+    m_crossReach = thickness + (quiet ? margin : 0);
+    m_crossListed.assign(m_group.end.begin(), m_group.end.end());
+    m_crossCandidates.clear();
+    m_crossListValid = quiet;
 
     m_queries.clear();
     m_memberOfMesh.assign(meshes.cloths().size(), cNoMember);
@@ -37,33 +64,42 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes) {
         for (std::size_t j = i + 1; j < m_members.size(); ++j)
             m_queries.push_back(MeshPairQuery{m_members[i]->mesh, m_members[j]->mesh});
     }
-    const double thickness = m_members.front()->thickness;
-    meshes.engine().findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), {thickness, false},
+    meshes.engine().findProximity(m_queries.data(), static_cast<std::uint32_t>(m_queries.size()), {m_crossReach, false},
                                   m_contacts);
-    m_crossPairs.clear();
-    m_crossNearest = HUGE_VAL;
     for (const ProximityContact& c : m_contacts) {
         m_crossNearest = std::min(m_crossNearest, double(c.distance));
-        if (!(c.distance < thickness)) continue;
         const std::uint32_t a = m_memberOfMesh[c.meshA], b = m_memberOfMesh[c.meshB];
+        CcdFeaturePair pair;
         switch (static_cast<ProximityKind>(c.kind)) {
             case ProximityKind::VertexFace:
-                m_crossPairs.push_back(CcdFeaturePair{c.featureA + m_vertexOffset[a], c.featureB + m_faceOffset[b],
-                                                      CcdFeatureKind::VertexFace});
+                pair = CcdFeaturePair{c.featureA + m_vertexOffset[a], c.featureB + m_faceOffset[b],
+                                      CcdFeatureKind::VertexFace};
                 break;
             case ProximityKind::FaceVertex:
-                m_crossPairs.push_back(CcdFeaturePair{c.featureB + m_vertexOffset[b], c.featureA + m_faceOffset[a],
-                                                      CcdFeatureKind::VertexFace});
+                pair = CcdFeaturePair{c.featureB + m_vertexOffset[b], c.featureA + m_faceOffset[a],
+                                      CcdFeatureKind::VertexFace};
                 break;
             case ProximityKind::EdgeEdge:
-                m_crossPairs.push_back(CcdFeaturePair{c.featureA + m_edgeOffset[a], c.featureB + m_edgeOffset[b],
-                                                      CcdFeatureKind::EdgeEdge});
+                pair = CcdFeaturePair{c.featureA + m_edgeOffset[a], c.featureB + m_edgeOffset[b],
+                                      CcdFeatureKind::EdgeEdge};
                 break;
             case ProximityKind::TrianglesIntersect:
-                break;
+                m_crossListValid = false; // Intersecting cloths: query again next step.
+                continue;
         }
+        if (!(c.distance < m_crossReach)) continue;
+        if (m_crossListValid) m_crossCandidates.push_back(pair);
+        if (c.distance < thickness) m_crossPairs.push_back(pair);
     }
     return true;
+}
+
+bool ClothGroup::crossListHolds() const {
+    if (!m_crossListValid) return false;
+    const std::size_t coordinates = 3 * std::size_t(m_group.nodeCount);
+    const double rounding = positionRounding(m_group.end.data(), m_crossListed.data(), coordinates);
+    const double moved = largestRelativeMove(m_crossListed.data(), m_group.end.data(), m_group.nodeCount);
+    return m_crossReach - 2 * moved - rounding > m_group.thickness;
 }
 
 void ClothGroup::crossVertexFaces(std::vector<CrossVertexFace>& out) const {
@@ -83,14 +119,14 @@ bool ClothGroup::isMember(const btSoftBody* body) const {
     return std::any_of(m_members.begin(), m_members.end(), [&](const ClothMesh* c) { return c->body == body; });
 }
 
-void ClothGroup::rebuild() {
+bool ClothGroup::rebuild() {
     const bool same =
         m_built.size() == m_members.size() &&
         std::equal(m_members.begin(), m_members.end(), m_built.begin(), [](const ClothMesh* c, const Built& b) {
             return c->body == b.body && c->nodeCount == b.nodes && c->faceCount == b.faces &&
                    c->thickness == b.thickness;
         });
-    if (same) return;
+    if (same) return false;
     m_built.clear();
     m_vertexOffset.clear();
     m_faceOffset.clear();
@@ -113,6 +149,7 @@ void ClothGroup::rebuild() {
     m_group.end.resize(coordinates);
     m_group.queried.resize(coordinates);
     m_group.inverseMass.resize(m_group.nodeCount);
+    return true;
 }
 
 ClothMesh& ClothGroup::gather() {

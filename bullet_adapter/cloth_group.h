@@ -26,10 +26,13 @@ class ClothGroup {
 public:
     /// Takes the started cloths of `meshes` as the group when there are at least two, all of one
     /// thickness (else returns false and the cloths answer alone), and finds the pairs between
-    /// different cloths within that thickness at the positions the engine holds (those
-    /// findPairs queried), in one batch of pair queries; their distances join the group's
-    /// nearest for the continuous stage's skip.
-    bool prepare(SoftClothMeshes& meshes);
+    /// different cloths within that thickness at their end positions (those findPairs gave the
+    /// engine), in one batch of pair queries; their distances join the group's nearest for the
+    /// continuous stage's skip. With `reachFraction` > 0 the pairs are kept as one cloth's are
+    /// (SoftCollisionConfig::pairListReach): a query on a quiet step reaches that much of the
+    /// thickness further, and later steps re-measure its pairs instead of querying while no
+    /// vertex of the group has moved, relative to the group, by half that margin since.
+    bool prepare(SoftClothMeshes& meshes, double reachFraction);
 
     /// Appends to `out` the vertex-face pairs between different members found by the last
     /// prepare that returned true, in the order it found them.
@@ -50,10 +53,15 @@ public:
 
     /// The members of the last prepare.
     std::size_t memberCount() const { return m_members.size(); }
+    /// Whether the last prepare that returned true queried the engine (else it re-measured).
+    bool queried() const { return m_queried; }
 
 private:
-    /// Rebuilds the group's topology when its members changed.
-    void rebuild();
+    /// Rebuilds the group's topology when its members changed; returns whether it did.
+    bool rebuild();
+    /// Whether the kept candidates still hold every pair between members within the thickness
+    /// at the group's end positions (see prepare).
+    bool crossListHolds() const;
 
     ClothMesh m_group;                 ///< The members as one mesh (body null).
     std::vector<ClothMesh*> m_members; ///< Started cloths, in the world's order.
@@ -64,15 +72,20 @@ private:
         std::uint32_t faces;
         double thickness;
     };
-    std::vector<Built> m_built;                ///< Members the topology was built for.
-    std::vector<std::uint32_t> m_vertexOffset; ///< First vertex of each member.
-    std::vector<std::uint32_t> m_faceOffset;   ///< First face of each member.
-    std::vector<std::uint32_t> m_edgeOffset;   ///< First edge of each member.
-    std::vector<CcdFeaturePair> m_crossPairs;  ///< Pairs between members, in the group's numbering.
-    double m_crossNearest = 0;                 ///< Smallest distance the pair queries reported.
-    std::vector<MeshPairQuery> m_queries;      ///< One query per pair of members.
-    std::vector<std::uint32_t> m_memberOfMesh; ///< Member of each engine mesh (or ~0).
-    std::vector<ProximityContact> m_contacts;  ///< The queries' output.
+    std::vector<Built> m_built;                    ///< Members the topology was built for.
+    std::vector<std::uint32_t> m_vertexOffset;     ///< First vertex of each member.
+    std::vector<std::uint32_t> m_faceOffset;       ///< First face of each member.
+    std::vector<std::uint32_t> m_edgeOffset;       ///< First edge of each member.
+    std::vector<CcdFeaturePair> m_crossPairs;      ///< Pairs between members, in the group's numbering.
+    double m_crossNearest = 0;                     ///< Smallest distance the pair queries reported.
+    std::vector<CcdFeaturePair> m_crossCandidates; ///< Pairs between members within m_crossReach at m_crossListed.
+    std::vector<double> m_crossListed;             ///< The group's end positions at the last query.
+    double m_crossReach = 0;                       ///< That query's distance.
+    bool m_crossListValid = false;                 ///< The candidates hold every such pair.
+    bool m_queried = false;                        ///< See queried().
+    std::vector<MeshPairQuery> m_queries;          ///< One query per pair of members.
+    std::vector<std::uint32_t> m_memberOfMesh;     ///< Member of each engine mesh (or ~0).
+    std::vector<ProximityContact> m_contacts;      ///< The queries' output.
 };
 
 } // namespace bulletgpu

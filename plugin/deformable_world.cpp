@@ -120,7 +120,8 @@ void DeformableMultiBodyDynamicsWorld::findSelfContacts(btScalar timeStep) {
         if (cloth.started) predictClothEnd(cloth, timeStep);
     meshes.findPairs(m_config.pairListReach);
     m_stats.contactQueries = meshes.queriedCloths();
-    m_engine->grouped = m_engine->group.prepare(meshes);
+    m_engine->grouped = m_engine->group.prepare(meshes, m_config.pairListReach);
+    m_stats.crossQueries = m_engine->grouped && m_engine->group.queried() ? 1 : 0;
     m_stats.contactMilliseconds = millisecondsSince(begin);
 }
 

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -507,6 +508,48 @@ TEST_CASE("Deformable world: the contacts between two cloths are every node-face
             CHECK(contact.m_friction == body->m_cfg.kDF * other->m_cfg.kDF);
         }
     }
+}
+
+TEST_CASE("Deformable world: two cloths at rest on each other keep their pairs between steps, as if queried",
+          "[soft][deformable]") {
+    // Dropped onto the ground, the upper one onto the lower one, in a world that keeps pairs
+    // (pairListReach, the default) and in one that queries every step: once at rest the first
+    // re-measures its kept pairs between the cloths, and both make the same contacts, step after
+    // step, and the same moves.
+    struct Stack {
+        std::unique_ptr<DeformableClothWorld> world;
+        btSoftBody* lower = nullptr;
+        btSoftBody* upper = nullptr;
+        explicit Stack(double reach) {
+            SoftCollisionConfig config = oneThread();
+            config.pairListReach = reach;
+            world = std::make_unique<DeformableClothWorld>(true, config);
+            const btScalar size = 9 * cFoldSpacing;
+            lower = world->addPatch(btVector3(0, 0.05f, 0), btVector3(size, 0.05f, 0), btVector3(0, 0.05f, size),
+                                    btVector3(size, 0.05f, size), 10, 10, 0.02f, btScalar(cNodeMass * 100));
+            upper = addUpperPatch(*world, 9);
+            for (int n = 0; n < upper->m_nodes.size(); ++n)
+                upper->m_nodes[n].m_x.setY(upper->m_nodes[n].m_x.y() - btScalar(0.9));
+        }
+    };
+    Stack kept(0.5), queried(0);
+    std::uint32_t queries = 0, steps = 0;
+    std::size_t pairs = 0;
+    for (int step = 0; step < 1100; ++step) {
+        for (Stack* s : {&kept, &queried}) s->world->world().stepSimulation(btScalar(cStep), 0);
+        REQUIRE(oursOf(*queried.world).stats().crossQueries == 1);
+        INFO("step " << step);
+        REQUIRE(contactPairs(*kept.lower, *kept.upper) == contactPairs(*queried.lower, *queried.upper));
+        REQUIRE(contactPairs(*kept.upper, *kept.lower) == contactPairs(*queried.upper, *queried.lower));
+        for (int n = 0; n < kept.upper->m_nodes.size(); ++n)
+            REQUIRE(kept.upper->m_nodes[n].m_x == queried.upper->m_nodes[n].m_x);
+        if (step < 800) continue; // Landing and settling.
+        ++steps;
+        queries += oursOf(*kept.world).stats().crossQueries;
+        pairs += contactPairs(*kept.lower, *kept.upper).size();
+    }
+    CHECK(pairs > steps * 20);  // They touch all along.
+    CHECK(queries < steps / 2); // Mostly kept pairs.
 }
 
 TEST_CASE("Deformable world: Bullet's own contacts between two cloths whose closest point lies inside the face are "

@@ -93,8 +93,10 @@ struct SoftCollisionStats {
     std::uint64_t ccdQueries = 0;   ///< CCD queries run.
     std::uint32_t ccdSkips = 0;     ///< Cloths whose step was proven clear without a CCD query.
     std::uint32_t contactQueries =
-        0;                         ///< Cloths whose contact pairs the engine queried (others re-measured kept pairs).
-    std::uint64_t frozenNodes = 0; ///< Nodes put back at their start position by the failsafe.
+        0; ///< Cloths whose contact pairs the engine queried (others re-measured kept pairs).
+    std::uint32_t crossQueries =
+        0; ///< Deformable world: pair queries between grouped cloths run (0: kept pairs re-measured).
+    std::uint64_t frozenNodes = 0;      ///< Nodes put back at their start position by the failsafe.
     std::uint32_t revertedCloths = 0;   ///< Cloths put back whole at their start.
     std::uint32_t revertedRopes = 0;    ///< Ropes put back whole at their start.
     std::uint32_t ropes = 0;            ///< Ropes on the sphere chains.

@@ -268,19 +268,17 @@ void SoftRopeChains::appendPairs(std::vector<std::uint32_t>& pairs) const {
 void SoftRopeChains::updateMovers() {
     const auto begin = std::chrono::steady_clock::now();
     m_isMover.resize(m_radius.size(), 0);
-    m_chainMoved.assign(m_ropes.size(), 0);
-    std::uint32_t chain = 0;
+    m_moverCentres.clear();
     for (const std::uint32_t g : m_movers) {
         m_isMover[g] = 1;
         for (int k = 0; k < 3; ++k) {
             m_queried[3 * g + k] = m_end[3 * g + k];
             m_centres[3 * g + k] = static_cast<float>(m_end[3 * g + k]);
+            m_moverCentres.push_back(m_centres[3 * g + k]);
         }
-        while (g >= m_ropes[chain].first + m_ropes[chain].nodeCount) ++chain;
-        m_chainMoved[chain] = 1;
     }
-    for (std::uint32_t c = 0; c < m_ropes.size(); ++c)
-        if (m_chainMoved[c]) m_set.setPositions(c, &m_centres[3 * m_ropes[c].first]);
+    // The chain set's global sphere order is the nodes' (chains added in the ropes' order).
+    m_set.moveSpheres(m_movers.data(), static_cast<std::uint32_t>(m_movers.size()), m_moverCentres.data());
     ChainQuery query;
     query.excludedNeighbours = m_queryNeighbours;
     m_set.findContactsOf(m_movers.data(), static_cast<std::uint32_t>(m_movers.size()), query, m_contacts);

@@ -145,7 +145,7 @@ private:
     std::uint32_t m_moverUpdates = 0;                     ///< See moverUpdates().
     std::vector<std::uint32_t> m_movers;                  ///< findMovers's nodes.
     std::vector<char> m_isMover;                          ///< Per node: in m_movers (0 between updates).
-    std::vector<char> m_chainMoved;                       ///< Per rope: holds a mover.
+    std::vector<float> m_moverCentres;                    ///< The movers' new float centres (x, y, z each).
     std::vector<std::uint32_t> m_newPairs, m_mergedPairs; ///< updateMovers's scratch.
     bool m_listCurrent = false;          ///< Whether m_pairs came from a query of the chains as they are.
     double m_searchMilliseconds = 0;     ///< See searchMilliseconds().

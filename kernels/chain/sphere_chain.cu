@@ -212,6 +212,8 @@ void ChainSolverCuda::findContacts(ChainLayout& layout, const ChainQuery& query,
     }
     Clock::time_point start = Clock::now();
     stats.refitted = uploadAndRefit(layout);
+    layout.movedLeaves.clear(); // Refitted whole.
+    layout.wholeMoved = false;
     stats.refitMs = millisecondsSince(start);
     start = Clock::now();
     const std::uint64_t pairs = traverse(layout, query);
@@ -226,6 +228,8 @@ void ChainSolverCuda::findContactsOf(ChainLayout& layout, const std::uint32_t* s
     const DeviceScope scope(m_device);
     Clock::time_point start = Clock::now();
     stats.refitted = uploadAndRefit(layout);
+    layout.movedLeaves.clear(); // Refitted whole.
+    layout.wholeMoved = false;
     stats.refitMs = millisecondsSince(start);
     start = Clock::now();
     const std::uint64_t pairs = traverseListed(layout, spheres, count, query);

@@ -42,6 +42,10 @@ struct ChainLayout {
     ChainLevels tree{};                     ///< Level sizes and offsets of the hierarchy.
     std::uint64_t topologyRevision = 0;     ///< Bumped when chains are added or cleared.
     std::uint64_t positionsRevision = 0;    ///< Bumped when any centre or radius changes.
+    /// Leaves moveSpheres moved since the solver's last refit, unless wholeMoved (any other
+    /// change, or too many of them): a refit may then recompute their paths to the root alone.
+    std::vector<std::uint32_t> movedLeaves;
+    bool wholeMoved = true; ///< Some change since the last refit is not in movedLeaves.
 };
 
 namespace detail {
@@ -93,6 +97,12 @@ public:
 
     /// Moves the spheres of `chain` (same count as added); `radii` may be null to keep them.
     void setPositions(std::uint32_t chain, const float* centres, const float* radii = nullptr);
+
+    /// Moves the `count` global spheres `spheres` (below sphereCount()) to `centres` (x, y, z
+    /// each, in the list's order), radii kept; throws std::invalid_argument on bad input, moving
+    /// nothing. The CPU solver's next refit recomputes only their paths to the root while they
+    /// are few (the same hierarchy as a whole refit).
+    void moveSpheres(const std::uint32_t* spheres, std::uint32_t count, const float* centres);
 
     /// Removes every chain.
     void clear();

@@ -100,8 +100,11 @@ private:
     /// gathers the pair keys into m_keys, sorted.
     void walkListed(const ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
                     const ChainQuery& query);
-    /// Refits the hierarchy when the layout changed since the last refit; returns whether it did.
+    /// Refits the hierarchy when the layout changed since the last refit (only the moved
+    /// leaves' paths when moveSpheres listed every change); returns whether it did.
     bool refitIfMoved(ChainLayout& layout);
+    /// Recomputes the boxes and tiles of layout.movedLeaves and every node above them.
+    void refitMoved(ChainLayout& layout);
     /// Gathers the threads' pair keys into m_keys sorted: a counting sort on the first sphere, then
     /// each sphere's few partners sorted.
     void gatherSorted(std::uint32_t leaves);
@@ -119,6 +122,7 @@ private:
     std::vector<std::uint64_t> m_keys;
     std::size_t m_keyCount = 0;
     std::vector<std::uint8_t> m_listed; ///< Per sphere: whether findContactsOf lists it (all 0 between calls).
+    std::vector<std::uint32_t> m_moved; ///< refitMoved's nodes of one level, sorted.
 };
 
 void ChainSolverCpu::refit(ChainLayout& layout) {
@@ -298,9 +302,40 @@ void ChainSolverCpu::writeContacts(const ChainLayout& layout, std::vector<ChainC
     }
 }
 
+void ChainSolverCpu::refitMoved(ChainLayout& layout) {
+    ChainSphere* nodes = layout.nodes.data();
+    FloatBox* boxes = layout.boxes.data();
+    const ChainLevels& tree = layout.tree;
+    m_moved.assign(layout.movedLeaves.begin(), layout.movedLeaves.end());
+    std::sort(m_moved.begin(), m_moved.end());
+    m_moved.erase(std::unique(m_moved.begin(), m_moved.end()), m_moved.end());
+    std::uint32_t tile = ~0u;
+    for (const std::uint32_t leaf : m_moved) {
+        boxes[leaf] = boxAroundSphere(nodes[leaf]);
+        if (leaf / cChainTileLanes == tile) continue;
+        tile = leaf / cChainTileLanes;
+        fillLeafTile(nodes, tree.count[0], tile, m_tiles[tile]);
+    }
+    for (int level = 1; level < tree.levels; ++level) {
+        std::size_t parents = 0;
+        for (const std::uint32_t child : m_moved)
+            if (parents == 0 || m_moved[parents - 1] != child >> 1) m_moved[parents++] = child >> 1;
+        m_moved.resize(parents);
+        for (const std::uint32_t node : m_moved) {
+            nodes[tree.offset[level] + node] = parentNode(nodes, tree, level, node);
+            boxes[tree.offset[level] + node] = parentBox(boxes, tree, level, node);
+        }
+    }
+}
+
 bool ChainSolverCpu::refitIfMoved(ChainLayout& layout) {
     if (layout.topologyRevision == m_fittedTopology && layout.positionsRevision == m_fittedPositions) return false;
-    refit(layout);
+    if (layout.topologyRevision == m_fittedTopology && m_fittedPositions != ~0ull && !layout.wholeMoved)
+        refitMoved(layout);
+    else
+        refit(layout);
+    layout.movedLeaves.clear();
+    layout.wholeMoved = false;
     m_fittedTopology = layout.topologyRevision;
     m_fittedPositions = layout.positionsRevision;
     return true;
@@ -356,6 +391,8 @@ void SphereChainSet::clear() {
     m_layout.nodes.clear();
     m_layout.sphereChain.clear();
     m_layout.chainStart.assign(1, 0);
+    m_layout.wholeMoved = true;
+    m_layout.movedLeaves.clear();
     ++m_layout.topologyRevision;
     ++m_layout.positionsRevision;
     layOutLevels();
@@ -372,6 +409,8 @@ std::uint32_t SphereChainSet::addChain(const float* centres, const float* radii,
     writeLeaves(static_cast<std::uint32_t>(first), centres, radii, count);
     m_layout.sphereChain.resize(first + count, chain);
     m_layout.chainStart.push_back(static_cast<std::uint32_t>(first + count));
+    m_layout.wholeMoved = true;
+    m_layout.movedLeaves.clear();
     ++m_layout.topologyRevision;
     ++m_layout.positionsRevision;
     layOutLevels();
@@ -384,6 +423,31 @@ void SphereChainSet::setPositions(std::uint32_t chain, const float* centres, con
     const std::uint32_t count = m_layout.chainStart[chain + 1] - first;
     if (count > 0 && centres == nullptr) throw std::invalid_argument("bulletgpu: setPositions needs centres");
     writeLeaves(first, centres, radii, count);
+    m_layout.wholeMoved = true;
+    m_layout.movedLeaves.clear();
+    ++m_layout.positionsRevision;
+}
+
+void SphereChainSet::moveSpheres(const std::uint32_t* spheres, std::uint32_t count, const float* centres) {
+    constexpr float cLimit = 1e18f;
+    for (std::uint32_t k = 0; k < count; ++k) {
+        if (spheres[k] >= sphereCount()) throw std::invalid_argument("bulletgpu: moveSpheres of an unknown sphere");
+        for (int a = 0; a < 3; ++a)
+            if (!(std::fabs(centres[3 * k + a]) < cLimit))
+                throw std::invalid_argument("bulletgpu: centres must lie below 1e18");
+    }
+    for (std::uint32_t k = 0; k < count; ++k) {
+        ChainSphere& leaf = m_layout.nodes[spheres[k]];
+        leaf = ChainSphere{centres[3 * k], centres[3 * k + 1], centres[3 * k + 2], leaf.r};
+    }
+    if (!m_layout.wholeMoved) {
+        m_layout.movedLeaves.insert(m_layout.movedLeaves.end(), spheres, spheres + count);
+        // Beyond a quarter of the leaves a whole refit costs less than the paths.
+        if (m_layout.movedLeaves.size() > sphereCount() / 4) {
+            m_layout.wholeMoved = true;
+            m_layout.movedLeaves.clear();
+        }
+    }
     ++m_layout.positionsRevision;
 }
 

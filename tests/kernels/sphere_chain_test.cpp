@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -394,5 +395,79 @@ TEST_CASE("SphereChain: a list of spheres out of order or out of range is refuse
     REQUIRE_THROWS_AS(set.findContactsOf(outside, 1, ChainQuery{}, contacts), std::invalid_argument);
     SphereChainSet empty(Backend::Cpu, 1);
     REQUIRE_NOTHROW(empty.findContactsOf(nullptr, 0, ChainQuery{}, contacts));
+    REQUIRE(contacts.empty());
+}
+
+TEST_CASE("SphereChain: moving a few spheres refits their paths to the same contacts as a fresh set", "[chain]") {
+    std::mt19937 rng(21);
+    std::vector<ChainSpheres> chains{paperCirclesChain(3000, 0)};
+    for (int c = 0; c < 5; ++c) chains.push_back(randomWalk(rng, 100 + 157 * c, 0.7f, 0.2f, 0.9f));
+    SphereChainSet set(Backend::Cpu, 2);
+    fill(set, chains);
+    std::vector<std::uint32_t> first{0};
+    for (const ChainSpheres& chain : chains)
+        first.push_back(first.back() + static_cast<std::uint32_t>(chain.radii.size()));
+    const std::uint32_t spheres = first.back();
+    std::vector<ChainContact> contacts;
+    set.findContacts(ChainQuery{}, contacts);
+    std::uniform_real_distribution<float> nudge(-0.3f, 0.3f);
+    for (int frame = 0; frame < 12; ++frame) {
+        CAPTURE(frame);
+        // Few spheres (their paths), many (a whole refit), or a chain moved whole in between.
+        const double share = frame % 3 == 0 ? 0.5 : 0.01;
+        std::bernoulli_distribution pick(share);
+        std::vector<std::uint32_t> moved;
+        std::vector<float> centres;
+        for (std::uint32_t s = 0; s < spheres; ++s) {
+            if (!pick(rng)) continue;
+            const std::uint32_t c =
+                static_cast<std::uint32_t>(std::upper_bound(first.begin(), first.end(), s) - first.begin()) - 1;
+            // Next to another sphere, anywhere: new contacts far from the old place.
+            const std::uint32_t to = std::uniform_int_distribution<std::uint32_t>(0, spheres - 1)(rng);
+            const std::uint32_t d =
+                static_cast<std::uint32_t>(std::upper_bound(first.begin(), first.end(), to) - first.begin()) - 1;
+            float* p = &chains[c].centres[3 * (s - first[c])];
+            for (int a = 0; a < 3; ++a) {
+                p[a] = chains[d].centres[3 * (to - first[d]) + a] + nudge(rng);
+                centres.push_back(p[a]);
+            }
+            moved.push_back(s);
+        }
+        // And two spheres of different chains to one spot far outside the rest: their contact
+        // is there only if every level above them was refitted.
+        for (const std::uint32_t c : {0u, 3u}) {
+            const std::uint32_t s = first[c] + static_cast<std::uint32_t>(frame);
+            if (std::find(moved.begin(), moved.end(), s) != moved.end()) continue;
+            float* p = &chains[c].centres[3 * (s - first[c])];
+            p[0] = 200.0f + 10.0f * static_cast<float>(frame);
+            p[1] = p[2] = 0;
+            centres.insert(centres.end(), p, p + 3);
+            moved.push_back(s);
+        }
+        set.moveSpheres(moved.data(), static_cast<std::uint32_t>(moved.size()), centres.data());
+        if (frame % 4 == 2) {
+            for (float& coordinate : chains[1].centres) coordinate += 0.1f;
+            set.setPositions(1, chains[1].centres.data());
+        }
+        set.findContacts(ChainQuery{}, contacts);
+        requireSameContacts(contacts, cpuContacts(chains, ChainQuery{}));
+    }
+    REQUIRE(contacts.size() > 0);
+}
+
+TEST_CASE("SphereChain: moving spheres with bad input is refused and moves nothing", "[chain]") {
+    SphereChainSet set(Backend::Cpu, 1);
+    const float centres[6] = {0, 0, 0, 1, 0, 0};
+    const float radii[2] = {0.6f, 0.6f};
+    set.addChain(centres, radii, 2);
+    std::vector<ChainContact> contacts;
+    const std::uint32_t outside[1] = {2}, both[2] = {0, 1};
+    const float far[3] = {10, 0, 0}, nan[6] = {5, 0, 0, NAN, 0, 0};
+    REQUIRE_THROWS_AS(set.moveSpheres(outside, 1, far), std::invalid_argument);
+    REQUIRE_THROWS_AS(set.moveSpheres(both, 2, nan), std::invalid_argument);
+    set.findContacts(ChainQuery{0, true, true}, contacts);
+    REQUIRE(contacts.size() == 1); // Still touching: nothing moved.
+    set.moveSpheres(both, 1, far);
+    set.findContacts(ChainQuery{0, true, true}, contacts);
     REQUIRE(contacts.empty());
 }

@@ -158,3 +158,25 @@ TEST_CASE("SphereChain CUDA: the contacts of listed spheres match the CPU", "[ch
     }
     REQUIRE(sets.requireSameOf({}, ChainQuery{}) == 0);
 }
+
+TEST_CASE("SphereChain CUDA: spheres moved one by one match the CPU", "[chain][cuda]") {
+    if (!cudaDeviceOrSkip("SphereChain CUDA test: ")) return;
+    TwinSets sets;
+    ChainSpheres chain = paperCirclesChain(20000, 2);
+    sets.add(chain);
+    std::mt19937 rng(9);
+    std::bernoulli_distribution pick(0.01);
+    std::uniform_real_distribution<float> nudge(-0.5f, 0.5f);
+    for (int frame = 0; frame < 4; ++frame) {
+        std::vector<std::uint32_t> moved;
+        std::vector<float> centres;
+        for (std::uint32_t s = 0; s < 20000; ++s) {
+            if (!pick(rng)) continue;
+            for (int a = 0; a < 3; ++a) centres.push_back(chain.centres[3 * s + a] += nudge(rng));
+            moved.push_back(s);
+        }
+        for (SphereChainSet* set : {&sets.cpu, &sets.cuda})
+            set->moveSpheres(moved.data(), static_cast<std::uint32_t>(moved.size()), centres.data());
+        REQUIRE(sets.requireSame(ChainQuery{}) > 0);
+    }
+}

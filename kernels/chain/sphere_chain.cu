@@ -72,6 +72,11 @@ private:
     /// and running again on overflow) and clears the marks; returns the pair count.
     std::uint64_t traverseListed(const ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
                                  const ChainQuery& query);
+    /// uploadAndRefit, timed into `stats`; the layout's list of moved leaves is then spent.
+    void refitTimed(ChainLayout& layout, ChainStats& stats);
+    /// writeContacts, timed into `stats`.
+    void writeContactsTimed(const ChainLayout& layout, std::uint64_t pairs, std::vector<ChainContact>& contacts,
+                            ChainStats& stats);
     /// Sorts the pair keys and copies their contacts into `contacts`.
     void writeContacts(const ChainLayout& layout, std::uint64_t pairs, std::vector<ChainContact>& contacts);
 
@@ -203,6 +208,21 @@ void ChainSolverCuda::writeContacts(const ChainLayout& layout, std::uint64_t pai
     BULLETGPU_CUDA_TRY(cudaStreamSynchronize(stream));
 }
 
+void ChainSolverCuda::refitTimed(ChainLayout& layout, ChainStats& stats) {
+    const Clock::time_point start = Clock::now();
+    stats.refitted = uploadAndRefit(layout);
+    layout.movedLeaves.clear(); // Refitted whole.
+    layout.wholeMoved = false;
+    stats.refitMs = millisecondsSince(start);
+}
+
+void ChainSolverCuda::writeContactsTimed(const ChainLayout& layout, std::uint64_t pairs,
+                                         std::vector<ChainContact>& contacts, ChainStats& stats) {
+    const Clock::time_point start = Clock::now();
+    writeContacts(layout, pairs, contacts);
+    stats.contactMs = millisecondsSince(start);
+}
+
 void ChainSolverCuda::findContacts(ChainLayout& layout, const ChainQuery& query, std::vector<ChainContact>& contacts,
                                    ChainStats& stats) {
     const DeviceScope scope(m_device);
@@ -210,33 +230,21 @@ void ChainSolverCuda::findContacts(ChainLayout& layout, const ChainQuery& query,
         contacts.clear();
         return;
     }
-    Clock::time_point start = Clock::now();
-    stats.refitted = uploadAndRefit(layout);
-    layout.movedLeaves.clear(); // Refitted whole.
-    layout.wholeMoved = false;
-    stats.refitMs = millisecondsSince(start);
-    start = Clock::now();
+    refitTimed(layout, stats);
+    const Clock::time_point start = Clock::now();
     const std::uint64_t pairs = traverse(layout, query);
     stats.traverseMs = millisecondsSince(start);
-    start = Clock::now();
-    writeContacts(layout, pairs, contacts);
-    stats.contactMs = millisecondsSince(start);
+    writeContactsTimed(layout, pairs, contacts, stats);
 }
 
 void ChainSolverCuda::findContactsOf(ChainLayout& layout, const std::uint32_t* spheres, std::uint32_t count,
                                      const ChainQuery& query, std::vector<ChainContact>& contacts, ChainStats& stats) {
     const DeviceScope scope(m_device);
-    Clock::time_point start = Clock::now();
-    stats.refitted = uploadAndRefit(layout);
-    layout.movedLeaves.clear(); // Refitted whole.
-    layout.wholeMoved = false;
-    stats.refitMs = millisecondsSince(start);
-    start = Clock::now();
+    refitTimed(layout, stats);
+    const Clock::time_point start = Clock::now();
     const std::uint64_t pairs = traverseListed(layout, spheres, count, query);
     stats.traverseMs = millisecondsSince(start);
-    start = Clock::now();
-    writeContacts(layout, pairs, contacts);
-    stats.contactMs = millisecondsSince(start);
+    writeContactsTimed(layout, pairs, contacts, stats);
 }
 
 } // namespace

@@ -38,19 +38,19 @@ struct TwinSets {
     std::size_t requireSame(const ChainQuery& query) {
         cpu.findContacts(query, m_cpuContacts);
         cuda.findContacts(query, m_cudaContacts);
-        REQUIRE(m_cudaContacts.size() == m_cpuContacts.size());
-        std::size_t mismatches = 0;
-        for (std::size_t c = 0; c < m_cpuContacts.size(); ++c) {
-            mismatches += std::memcmp(&m_cpuContacts[c], &m_cudaContacts[c], sizeof(ChainContact)) != 0;
-        }
-        REQUIRE(mismatches == 0);
-        return m_cpuContacts.size();
+        return requireIdentical();
     }
     /// Both backends' contacts of the listed spheres for `query`, required identical; returns how many.
     std::size_t requireSameOf(const std::vector<std::uint32_t>& listed, const ChainQuery& query) {
         const auto count = static_cast<std::uint32_t>(listed.size());
         cpu.findContactsOf(listed.data(), count, query, m_cpuContacts);
         cuda.findContactsOf(listed.data(), count, query, m_cudaContacts);
+        return requireIdentical();
+    }
+
+private:
+    /// The two backends' last contacts, required byte-identical; returns how many.
+    std::size_t requireIdentical() const {
         REQUIRE(m_cudaContacts.size() == m_cpuContacts.size());
         std::size_t mismatches = 0;
         for (std::size_t c = 0; c < m_cpuContacts.size(); ++c) {
@@ -60,7 +60,6 @@ struct TwinSets {
         return m_cpuContacts.size();
     }
 
-private:
     std::vector<ChainContact> m_cpuContacts, m_cudaContacts;
 };
 

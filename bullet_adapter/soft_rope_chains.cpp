@@ -23,6 +23,9 @@ constexpr double cDetectionScale = 1.5;
 /// whole search (docs/benchmarks/sphere-chains-cpu.md: walks 3-6x the descent).
 constexpr std::size_t cWholeSearchShare = 8;
 
+/// Nodes sampled, evenly along the ropes, for the common move (SoftRopeChains::shiftFrame).
+constexpr std::size_t cFrameSample = 1024;
+
 /// Rounds stop once no pair falls short of its distance by more than this part of the least
 /// thickness.
 constexpr double cSettledShortfall = 1e-3;
@@ -223,9 +226,24 @@ void SoftRopeChains::keepLinksApart(int iterations, int rounds, double eta) {
     }
 }
 
+void SoftRopeChains::shiftFrame() {
+    const std::size_t nodes = m_radius.size();
+    const std::size_t stride = std::max<std::size_t>(1, nodes / cFrameSample);
+    for (int k = 0; k < 3; ++k) {
+        m_frameSample.clear();
+        for (std::size_t g = 0; g < nodes; g += stride)
+            m_frameSample.push_back(m_end[3 * g + k] - m_queried[3 * g + k] - m_frame[k]);
+        const auto middle = m_frameSample.begin() + static_cast<std::ptrdiff_t>(m_frameSample.size() / 2);
+        std::nth_element(m_frameSample.begin(), middle, m_frameSample.end());
+        if (std::isfinite(*middle)) m_frame[k] += *middle;
+    }
+}
+
 void SoftRopeChains::findMovers() {
-    double largest = 0;
+    shiftFrame();
+    double largest = std::max({std::fabs(m_frame[0]), std::fabs(m_frame[1]), std::fabs(m_frame[2])});
     for (const double x : m_end) largest = std::max(largest, std::fabs(x));
+    for (const double q : m_queried) largest = std::max(largest, std::fabs(q));
     const double rounding = 0x1p-14 * (1 + largest);
     const double reach = (cDetectionScale - 1) * m_thinnest / 2 - rounding;
     const double reach2 = reach > 0 ? reach * reach : 0;
@@ -234,7 +252,7 @@ void SoftRopeChains::findMovers() {
     for (std::uint32_t g = 0; g < nodes; ++g) {
         double m2 = 0;
         for (int k = 0; k < 3; ++k) {
-            const double d = m_end[3 * g + k] - m_queried[3 * g + k];
+            const double d = m_end[3 * g + k] - m_queried[3 * g + k] - m_frame[k];
             m2 += d * d;
         }
         if (!(m2 < reach2)) m_movers.push_back(g);
@@ -272,8 +290,8 @@ void SoftRopeChains::updateMovers() {
     for (const std::uint32_t g : m_movers) {
         m_isMover[g] = 1;
         for (int k = 0; k < 3; ++k) {
-            m_queried[3 * g + k] = m_end[3 * g + k];
-            m_centres[3 * g + k] = static_cast<float>(m_end[3 * g + k]);
+            m_queried[3 * g + k] = m_end[3 * g + k] - m_frame[k];
+            m_centres[3 * g + k] = static_cast<float>(m_queried[3 * g + k]);
             m_moverCentres.push_back(m_centres[3 * g + k]);
         }
     }
@@ -312,6 +330,7 @@ void SoftRopeChains::findPairs() {
     const auto begin = std::chrono::steady_clock::now();
     m_listCurrent = true;
     m_queried = m_end;
+    m_frame[0] = m_frame[1] = m_frame[2] = 0;
     for (std::uint32_t chain = 0; chain < m_ropes.size(); ++chain) {
         const RopeChain& rope = m_ropes[chain];
         for (std::uint32_t i = 3 * rope.first; i < 3 * (rope.first + rope.nodeCount); ++i)

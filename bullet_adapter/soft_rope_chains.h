@@ -93,18 +93,23 @@ public:
     static constexpr int cCcdPasses = 4;
 
 private:
-    /// The nodes (increasing) that have moved since their pairs were last searched by
-    /// (cDetectionScale - 1) / 2 of the thinnest rope's thickness, less the float rounding, into
-    /// m_movers. The pair list holds every pair whose search positions were closer than
-    /// cDetectionScale times the sum of the radii, so while neither node of an unlisted pair is
-    /// a mover the pair stays beyond the sum of the radii: the projection leaves it alone.
+    /// Moves the search frame (m_frame) by the median move, per axis, of a sample of the nodes
+    /// since their last search: all search positions translated alike keep their distances, so
+    /// ropes falling together need no search.
+    void shiftFrame();
+    /// The nodes (increasing) that have moved since their pairs were last searched, relative to
+    /// the search frame (shiftFrame), by (cDetectionScale - 1) / 2 of the thinnest rope's
+    /// thickness, less the float rounding, into m_movers. The pair list holds every pair whose
+    /// search positions were closer than cDetectionScale times the sum of the radii, so while
+    /// neither node of an unlisted pair is a mover the pair stays beyond the sum of the radii:
+    /// the projection leaves it alone.
     void findMovers();
     /// Brings the pair list up to date for this round: nothing when no node moved (findMovers),
     /// the movers' pairs searched anew from where they are now (updateMovers) when few did, the
     /// whole search (findPairs) when many did or the list is not current.
     void updatePairs();
-    /// Moves the movers' search positions to where they are and replaces every listed pair that
-    /// holds one by the pairs SphereChainSet::findContactsOf finds for them.
+    /// Moves the movers' search positions to where they are (in the search frame) and replaces
+    /// every listed pair that holds one by the pairs SphereChainSet::findContactsOf finds for them.
     void updateMovers();
     /// Appends the node pairs of m_contacts (same-rope neighbours left out) to `pairs`.
     void appendPairs(std::vector<std::uint32_t>& pairs) const;
@@ -123,29 +128,32 @@ private:
     /// The continuous stage of collide().
     void keepLinksApart(int iterations, int rounds, double eta);
 
-    SphereChainSet m_set;                                 ///< The chains.
-    std::vector<RopeChain> m_ropes;                       ///< Ropes in the order of the world's bodies.
-    std::vector<double> m_start;                          ///< Start positions of all nodes.
-    std::vector<double> m_end;                            ///< End positions of all nodes.
-    std::vector<double> m_queried;                        ///< Each node's position when its pairs were last searched.
-    std::vector<double> m_inverseMass;                    ///< Inverse masses (0 for sleeping ropes).
-    std::vector<double> m_friction;                       ///< Friction coefficient per node (its rope's kDF).
-    std::vector<double> m_radius;                         ///< Sphere radii.
-    std::vector<float> m_centres;                         ///< Float centres for the chain set.
-    std::vector<float> m_radii;                           ///< Float radii for the chain set.
-    std::vector<ChainContact> m_contacts;                 ///< The query's output.
-    std::vector<std::uint32_t> m_pairs;                   ///< Node pairs (concatenated indices) to project.
-    std::uint32_t m_queryNeighbours = 0;                  ///< The query's neighbour exclusion (the ropes' least).
-    double m_thinnest = 0;                                ///< The least thickness of the ropes.
-    std::uint64_t m_pairCount = 0;                        ///< Pairs of the last collide()'s first round.
-    std::uint64_t m_roundPairs = 0;                       ///< Pairs of the first round of the last projectRounds().
-    int m_threads;                                        ///< OpenMP threads of the link CCD.
-    std::uint32_t m_rounds = 0;                           ///< Rounds of the last collide().
-    std::uint32_t m_queries = 0;                          ///< Of them, rounds that queried.
-    std::uint32_t m_moverUpdates = 0;                     ///< See moverUpdates().
-    std::vector<std::uint32_t> m_movers;                  ///< findMovers's nodes.
-    std::vector<char> m_isMover;                          ///< Per node: in m_movers (0 between updates).
-    std::vector<float> m_moverCentres;                    ///< The movers' new float centres (x, y, z each).
+    SphereChainSet m_set;           ///< The chains.
+    std::vector<RopeChain> m_ropes; ///< Ropes in the order of the world's bodies.
+    std::vector<double> m_start;    ///< Start positions of all nodes.
+    std::vector<double> m_end;      ///< End positions of all nodes.
+    std::vector<double>
+        m_queried; ///< Each node's search position (where its pairs were last searched, less m_frame then).
+    double m_frame[3] = {0, 0, 0};        ///< The search frame's translation since the last whole search.
+    std::vector<double> m_frameSample;    ///< shiftFrame's sampled moves of one axis.
+    std::vector<double> m_inverseMass;    ///< Inverse masses (0 for sleeping ropes).
+    std::vector<double> m_friction;       ///< Friction coefficient per node (its rope's kDF).
+    std::vector<double> m_radius;         ///< Sphere radii.
+    std::vector<float> m_centres;         ///< Float centres for the chain set.
+    std::vector<float> m_radii;           ///< Float radii for the chain set.
+    std::vector<ChainContact> m_contacts; ///< The query's output.
+    std::vector<std::uint32_t> m_pairs;   ///< Node pairs (concatenated indices) to project.
+    std::uint32_t m_queryNeighbours = 0;  ///< The query's neighbour exclusion (the ropes' least).
+    double m_thinnest = 0;                ///< The least thickness of the ropes.
+    std::uint64_t m_pairCount = 0;        ///< Pairs of the last collide()'s first round.
+    std::uint64_t m_roundPairs = 0;       ///< Pairs of the first round of the last projectRounds().
+    int m_threads;                        ///< OpenMP threads of the link CCD.
+    std::uint32_t m_rounds = 0;           ///< Rounds of the last collide().
+    std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
+    std::uint32_t m_moverUpdates = 0;     ///< See moverUpdates().
+    std::vector<std::uint32_t> m_movers;  ///< findMovers's nodes.
+    std::vector<char> m_isMover;          ///< Per node: in m_movers (0 between updates).
+    std::vector<float> m_moverCentres;    ///< The movers' new float centres (x, y, z each).
     std::vector<std::uint32_t> m_newPairs, m_mergedPairs; ///< updateMovers's scratch.
     bool m_listCurrent = false;          ///< Whether m_pairs came from a query of the chains as they are.
     double m_searchMilliseconds = 0;     ///< See searchMilliseconds().

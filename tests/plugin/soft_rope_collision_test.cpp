@@ -266,3 +266,25 @@ TEST_CASE("The rope projection's friction holds a slip within mu times the push 
     CHECK(0.05 * 0.001 / std::hypot(0.001, 0.04) <= 0.5 * (0.05 - std::hypot(0.001, 0.04))); // Both cases run.
     CHECK(0.05 * 0.02 / std::hypot(0.02, 0.04) > 0.5 * (0.05 - std::hypot(0.02, 0.04)));
 }
+
+TEST_CASE("Ropes falling together keep their pairs without searching again", "[soft][rope]") {
+    // Two ropes side by side, 1.2 thicknesses apart (within the search reach of 1.5), falling
+    // freely: every node moves many thicknesses a step, but all alike, so after the first
+    // search no round searches again.
+    auto solver = makeSolver();
+    SoftBodySolver& ours = *solver;
+    ClothWorld world(std::move(solver));
+    const btScalar thickness = 0.05f;
+    world.addRope(btVector3(-1, 50, 0), btVector3(1, 50, 0), 41, 0, thickness);
+    world.addRope(btVector3(-1, 50, 1.2f * thickness), btVector3(1, 50, 1.2f * thickness), 41, 0, thickness);
+    std::uint32_t searches = 0;
+    std::uint64_t pairs = 0;
+    for (int step = 0; step < 60; ++step) {
+        world.world().stepSimulation(btScalar(1) / 60, 0);
+        if (step == 0) continue;
+        searches += ours.stats().ropeQueries + ours.stats().ropeMoverUpdates;
+        pairs += ours.stats().ropePairs;
+    }
+    CHECK(pairs >= 59 * 41); // Each node of one rope listed with its neighbour on the other.
+    CHECK(searches == 0);
+}

@@ -23,6 +23,10 @@ constexpr double cDetectionScale = 1.5;
 /// whole search (docs/benchmarks/sphere-chains-cpu.md: walks 3-6x the descent).
 constexpr std::size_t cWholeSearchShare = 8;
 
+/// Positions from this magnitude on (or not finite) meet nothing: their nodes search from far
+/// away points of their own (SoftRopeChains::searchCentre).
+constexpr double cFarAway = 1e15;
+
 /// Nodes sampled, evenly along the ropes, for the common move (SoftRopeChains::shiftFrame).
 constexpr std::size_t cFrameSample = 1024;
 
@@ -107,9 +111,13 @@ void SoftRopeChains::sync(const btAlignedObjectArray<btSoftBody*>& bodies, const
     m_centres.resize(3 * nodes);
     m_radii.resize(nodes);
     for (std::size_t n = 0; n < nodes; ++n) m_radii[n] = static_cast<float>(cDetectionScale * m_radius[n]);
+    m_farSpacing = 4 * (nodes > 0 ? *std::max_element(m_radii.begin(), m_radii.end()) : 0.0) + 1;
     for (const RopeChain& rope : m_ropes) {
-        for (std::uint32_t n = 0; n < rope.nodeCount; ++n)
-            for (int k = 0; k < 3; ++k) m_centres[3 * (rope.first + n) + k] = float(rope.body->m_nodes[n].m_x[k]);
+        for (std::uint32_t n = 0; n < rope.nodeCount; ++n) {
+            const btVector3& x = rope.body->m_nodes[n].m_x;
+            const double position[3] = {double(x.x()), double(x.y()), double(x.z())};
+            searchCentre(rope.first + n, position, &m_centres[3 * (rope.first + n)]);
+        }
         m_set.addChain(&m_centres[3 * rope.first], &m_radii[rope.first], rope.nodeCount);
     }
 }
@@ -226,24 +234,38 @@ void SoftRopeChains::keepLinksApart(int iterations, int rounds, double eta) {
     }
 }
 
+void SoftRopeChains::searchCentre(std::uint32_t g, const double* position, float* centre) const {
+    if (std::fabs(position[0]) < cFarAway && std::fabs(position[1]) < cFarAway && std::fabs(position[2]) < cFarAway) {
+        for (int k = 0; k < 3; ++k) centre[k] = static_cast<float>(position[k]);
+        return;
+    }
+    centre[0] = static_cast<float>(cFarAway);
+    centre[1] = 0;
+    centre[2] = static_cast<float>(m_farSpacing * g);
+}
+
 void SoftRopeChains::shiftFrame() {
     const std::size_t nodes = m_radius.size();
     const std::size_t stride = std::max<std::size_t>(1, nodes / cFrameSample);
     for (int k = 0; k < 3; ++k) {
         m_frameSample.clear();
-        for (std::size_t g = 0; g < nodes; g += stride)
-            m_frameSample.push_back(m_end[3 * g + k] - m_queried[3 * g + k] - m_frame[k]);
+        for (std::size_t g = 0; g < nodes; g += stride) {
+            const double move = m_end[3 * g + k] - m_queried[3 * g + k] - m_frame[k];
+            if (std::isfinite(move)) m_frameSample.push_back(move);
+        }
+        if (m_frameSample.empty()) continue;
         const auto middle = m_frameSample.begin() + static_cast<std::ptrdiff_t>(m_frameSample.size() / 2);
         std::nth_element(m_frameSample.begin(), middle, m_frameSample.end());
-        if (std::isfinite(*middle)) m_frame[k] += *middle;
+        m_frame[k] += *middle;
     }
 }
 
 void SoftRopeChains::findMovers() {
     shiftFrame();
     double largest = std::max({std::fabs(m_frame[0]), std::fabs(m_frame[1]), std::fabs(m_frame[2])});
-    for (const double x : m_end) largest = std::max(largest, std::fabs(x));
-    for (const double q : m_queried) largest = std::max(largest, std::fabs(q));
+    for (const std::vector<double>* positions : {&m_end, &m_queried})
+        for (const double x : *positions)
+            if (std::fabs(x) < cFarAway) largest = std::max(largest, std::fabs(x));
     const double rounding = 0x1p-14 * (1 + largest);
     const double reach = (cDetectionScale - 1) * m_thinnest / 2 - rounding;
     const double reach2 = reach > 0 ? reach * reach : 0;
@@ -291,9 +313,9 @@ void SoftRopeChains::updateMovers() {
         m_isMover[g] = 1;
         for (int k = 0; k < 3; ++k) {
             m_queried[3 * g + k] = m_end[3 * g + k] - m_frame[k];
-            m_centres[3 * g + k] = static_cast<float>(m_queried[3 * g + k]);
-            m_moverCentres.push_back(m_centres[3 * g + k]);
         }
+        searchCentre(g, &m_queried[3 * g], &m_centres[3 * g]);
+        m_moverCentres.insert(m_moverCentres.end(), &m_centres[3 * g], &m_centres[3 * g] + 3);
     }
     // The chain set's global sphere order is the nodes' (chains added in the ropes' order).
     m_set.moveSpheres(m_movers.data(), static_cast<std::uint32_t>(m_movers.size()), m_moverCentres.data());
@@ -333,8 +355,8 @@ void SoftRopeChains::findPairs() {
     m_frame[0] = m_frame[1] = m_frame[2] = 0;
     for (std::uint32_t chain = 0; chain < m_ropes.size(); ++chain) {
         const RopeChain& rope = m_ropes[chain];
-        for (std::uint32_t i = 3 * rope.first; i < 3 * (rope.first + rope.nodeCount); ++i)
-            m_centres[i] = static_cast<float>(m_end[i]);
+        for (std::uint32_t g = rope.first; g < rope.first + rope.nodeCount; ++g)
+            searchCentre(g, &m_end[3 * g], &m_centres[3 * g]);
         m_set.setPositions(chain, &m_centres[3 * rope.first]);
     }
     ChainQuery query;

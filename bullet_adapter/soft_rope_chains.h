@@ -93,6 +93,10 @@ public:
     static constexpr int cCcdPasses = 4;
 
 private:
+    /// Writes node g's float search centre for `position` (x, y, z): the position, or when it is
+    /// not finite or beyond 1e15 a point of its own far from every other (so the node meets
+    /// nothing, as the projection's pairs then never hold it).
+    void searchCentre(std::uint32_t g, const double* position, float* centre) const;
     /// Moves the search frame (m_frame) by the median move, per axis, of a sample of the nodes
     /// since their last search: all search positions translated alike keep their distances, so
     /// ropes falling together need no search.
@@ -136,6 +140,7 @@ private:
         m_queried; ///< Each node's search position (where its pairs were last searched, less m_frame then).
     double m_frame[3] = {0, 0, 0};        ///< The search frame's translation since the last whole search.
     std::vector<double> m_frameSample;    ///< shiftFrame's sampled moves of one axis.
+    double m_farSpacing = 1;              ///< Spacing of the far search centres (searchCentre).
     std::vector<double> m_inverseMass;    ///< Inverse masses (0 for sleeping ropes).
     std::vector<double> m_friction;       ///< Friction coefficient per node (its rope's kDF).
     std::vector<double> m_radius;         ///< Sphere radii.

@@ -288,3 +288,27 @@ TEST_CASE("Ropes falling together keep their pairs without searching again", "[s
     CHECK(pairs >= 59 * 41); // Each node of one rope listed with its neighbour on the other.
     CHECK(searches == 0);
 }
+
+TEST_CASE("A rope node gone non-finite meets nothing and the other ropes go on", "[soft][rope]") {
+    auto solver = makeSolver();
+    SoftBodySolver& ours = *solver;
+    ClothWorld world(std::move(solver));
+    btSoftBody* broken = world.addRope(btVector3(3, 0.5, 0), btVector3(3.3, 3.5, 0.1), 61, 0, 0.05f);
+    btSoftBody* rope = addStandingRope(world);
+    for (int step = 0; step < 120; ++step) world.world().stepSimulation(btScalar(1) / 60, 0);
+    broken->m_nodes[30].m_x.setX(std::numeric_limits<btScalar>::quiet_NaN());
+    broken->m_nodes[31].m_x.setY(std::numeric_limits<btScalar>::infinity());
+    std::uint64_t pairs = 0;
+    double closest = HUGE_VAL;
+    for (int step = 0; step < 120; ++step) {
+        REQUIRE_NOTHROW(world.world().stepSimulation(btScalar(1) / 60, 0));
+        pairs += ours.stats().ropePairs;
+        closest = std::min(closest, closestNonNeighbours(*rope));
+    }
+    for (int n = 0; n < rope->m_nodes.size(); ++n) {
+        const btVector3& x = rope->m_nodes[n].m_x;
+        REQUIRE((std::isfinite(x.x()) && std::isfinite(x.y()) && std::isfinite(x.z())));
+    }
+    CHECK(pairs > 0);
+    CHECK(closest >= 0.99 * 0.05);
+}

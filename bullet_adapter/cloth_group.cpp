@@ -37,7 +37,8 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes, double reachFraction) {
     const double thickness = m_members.front()->thickness;
     m_crossPairs.clear();
     m_crossNearest = HUGE_VAL;
-    m_queried = !(reachFraction > 0 && crossListHolds());
+    m_queried = !(reachFraction > 0 && m_crossListValid &&
+                  pairListHolds(m_crossListed.data(), m_group.end.data(), m_group.nodeCount, m_crossReach, thickness));
     if (!m_queried) {
         const SelfCollisionMesh mesh = m_group.view();
         for (const CcdFeaturePair& pair : m_crossCandidates) {
@@ -49,13 +50,10 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes, double reachFraction) {
     }
     // Reach beyond the thickness only while the group is quiet over this step (relative to
     // itself), as SoftClothMeshes::findPairs does for one cloth.
-    const double margin = thickness * std::max(0.0, reachFraction);
-    const bool quiet =
-        margin > 0 && 4 * largestRelativeMove(m_group.start.data(), m_group.end.data(), m_group.nodeCount) < margin;
-    m_crossReach = thickness + (quiet ? margin : 0);
+    m_crossReach = pairListReach(m_group.start.data(), m_group.end.data(), m_group.nodeCount, thickness, reachFraction);
     m_crossListed.assign(m_group.end.begin(), m_group.end.end());
     m_crossCandidates.clear();
-    m_crossListValid = quiet;
+    m_crossListValid = m_crossReach > thickness;
 
     m_queries.clear();
     m_memberOfMesh.assign(meshes.cloths().size(), cNoMember);
@@ -92,14 +90,6 @@ bool ClothGroup::prepare(SoftClothMeshes& meshes, double reachFraction) {
         if (c.distance < thickness) m_crossPairs.push_back(pair);
     }
     return true;
-}
-
-bool ClothGroup::crossListHolds() const {
-    if (!m_crossListValid) return false;
-    const std::size_t coordinates = 3 * std::size_t(m_group.nodeCount);
-    const double rounding = positionRounding(m_group.end.data(), m_crossListed.data(), coordinates);
-    const double moved = largestRelativeMove(m_crossListed.data(), m_group.end.data(), m_group.nodeCount);
-    return m_crossReach - 2 * moved - rounding > m_group.thickness;
 }
 
 void ClothGroup::crossVertexFaces(std::vector<CrossVertexFace>& out) const {

@@ -59,9 +59,6 @@ public:
 private:
     /// Rebuilds the group's topology when its members changed; returns whether it did.
     bool rebuild();
-    /// Whether the kept candidates still hold every pair between members within the thickness
-    /// at the group's end positions (see prepare).
-    bool crossListHolds() const;
 
     ClothMesh m_group;                 ///< The members as one mesh (body null).
     std::vector<ClothMesh*> m_members; ///< Started cloths, in the world's order.

@@ -174,6 +174,18 @@ double largestRelativeMove(const double* from, const double* to, std::uint32_t v
     return std::sqrt(largest);
 }
 
+double pairListReach(const double* from, const double* to, std::uint32_t vertexCount, double thickness,
+                     double reachFraction) {
+    const double margin = thickness * std::max(0.0, reachFraction);
+    const bool quiet = margin > 0 && 4 * largestRelativeMove(from, to, vertexCount) < margin;
+    return thickness + (quiet ? margin : 0);
+}
+
+bool pairListHolds(const double* listed, const double* now, std::uint32_t vertexCount, double reach, double thickness) {
+    const double rounding = positionRounding(now, listed, 3 * std::size_t(vertexCount));
+    return reach - 2 * largestRelativeMove(listed, now, vertexCount) - rounding > thickness;
+}
+
 double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, const double* positions) {
     if (pair.kind == CcdFeatureKind::VertexFace) {
         const std::uint32_t* t = mesh.indices + 3 * pair.b;

@@ -76,6 +76,18 @@ double largestRelativeMove(const double* from, const double* to, std::uint32_t v
 /// magnitude in the `count` coordinates of `a` and `b`: 2^-14 (1 + that magnitude).
 double positionRounding(const double* a, const double* b, std::size_t count);
 
+/// The distance of a pair query over a step from `from` to `to` (x, y, z per vertex) that a
+/// pair list may keep: `thickness` plus `reachFraction` times it when no vertex moved, relative
+/// to the others (largestRelativeMove), by a quarter of that margin (quiet enough for the list
+/// to last a few steps), else `thickness` alone (no list).
+double pairListReach(const double* from, const double* to, std::uint32_t vertexCount, double thickness,
+                     double reachFraction);
+
+/// Whether a list of every feature pair within `reach` at `listed` still holds every pair
+/// within `thickness` at `now`: no pair has come closer by more than twice the largest relative
+/// move of a vertex since, nor by more than the engine's float rounding.
+bool pairListHolds(const double* listed, const double* now, std::uint32_t vertexCount, double reach, double thickness);
+
 /// Distance of the features of `pair` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b of
 /// mesh.edges) at `positions` (x, y, z per vertex of the mesh).
 double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, const double* positions);

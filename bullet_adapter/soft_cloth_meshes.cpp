@@ -133,20 +133,6 @@ void SoftClothMeshes::readEnds() {
     }
 }
 
-namespace {
-
-/// Whether the candidates of `cloth` still hold every pair within its thickness at its end
-/// positions: every other pair was at least `reach` apart at `listed` (up to the engine's float
-/// rounding) and has come at most twice the largest relative move of a vertex closer.
-bool listStillHolds(const ClothMesh& cloth) {
-    if (!cloth.listValid) return false;
-    const double rounding = positionRounding(cloth.end.data(), cloth.listed.data(), cloth.end.size());
-    const double moved = largestRelativeMove(cloth.listed.data(), cloth.end.data(), cloth.nodeCount);
-    return cloth.reach - 2 * moved - rounding > cloth.thickness;
-}
-
-} // namespace
-
 void SoftClothMeshes::findPairs(double reachFraction) {
     m_queries.clear();
     double distance = 0;
@@ -157,7 +143,8 @@ void SoftClothMeshes::findPairs(double reachFraction) {
         cloth.queried.assign(cloth.end.begin(), cloth.end.end());
         cloth.nearest = HUGE_VAL;
         m_engine->setPositions(cloth.mesh, cloth.positions.data());
-        if (reachFraction > 0 && listStillHolds(cloth)) {
+        if (reachFraction > 0 && cloth.listValid &&
+            pairListHolds(cloth.listed.data(), cloth.end.data(), cloth.nodeCount, cloth.reach, cloth.thickness)) {
             const SelfCollisionMesh mesh = cloth.view();
             for (const CcdFeaturePair& pair : cloth.candidates) {
                 const double d = featurePairDistance(mesh, pair, cloth.end.data());
@@ -170,13 +157,11 @@ void SoftClothMeshes::findPairs(double reachFraction) {
         }
         // Reach beyond the thickness only for a cloth quiet enough (relative to itself) over this
         // step for the list to last a few steps: elsewhere the wider query costs more than it saves.
-        const double margin = cloth.thickness * std::max(0.0, reachFraction);
-        const bool quiet =
-            margin > 0 && 4 * largestRelativeMove(cloth.start.data(), cloth.end.data(), cloth.nodeCount) < margin;
-        cloth.reach = cloth.thickness + (quiet ? margin : 0);
+        cloth.reach =
+            pairListReach(cloth.start.data(), cloth.end.data(), cloth.nodeCount, cloth.thickness, reachFraction);
         cloth.listed.assign(cloth.end.begin(), cloth.end.end());
         cloth.candidates.clear();
-        cloth.listValid = quiet;
+        cloth.listValid = cloth.reach > cloth.thickness;
         m_queries.push_back(MeshPairQuery{cloth.mesh, cloth.mesh});
         distance = std::max(distance, cloth.reach);
     }

@@ -46,6 +46,12 @@ struct ChainLayout {
     /// change, or too many of them): a refit may then recompute their paths to the root alone.
     std::vector<std::uint32_t> movedLeaves;
     bool wholeMoved = true; ///< Some change since the last refit is not in movedLeaves.
+
+    /// Records a change movedLeaves does not list (the next refit is whole).
+    void markWholeMoved() {
+        wholeMoved = true;
+        movedLeaves.clear();
+    }
 };
 
 namespace detail {

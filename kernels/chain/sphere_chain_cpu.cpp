@@ -330,7 +330,7 @@ void ChainSolverCpu::refitMoved(ChainLayout& layout) {
 
 bool ChainSolverCpu::refitIfMoved(ChainLayout& layout) {
     if (layout.topologyRevision == m_fittedTopology && layout.positionsRevision == m_fittedPositions) return false;
-    if (layout.topologyRevision == m_fittedTopology && m_fittedPositions != ~0ull && !layout.wholeMoved)
+    if (layout.topologyRevision == m_fittedTopology && !layout.wholeMoved)
         refitMoved(layout);
     else
         refit(layout);
@@ -391,8 +391,7 @@ void SphereChainSet::clear() {
     m_layout.nodes.clear();
     m_layout.sphereChain.clear();
     m_layout.chainStart.assign(1, 0);
-    m_layout.wholeMoved = true;
-    m_layout.movedLeaves.clear();
+    m_layout.markWholeMoved();
     ++m_layout.topologyRevision;
     ++m_layout.positionsRevision;
     layOutLevels();
@@ -409,8 +408,7 @@ std::uint32_t SphereChainSet::addChain(const float* centres, const float* radii,
     writeLeaves(static_cast<std::uint32_t>(first), centres, radii, count);
     m_layout.sphereChain.resize(first + count, chain);
     m_layout.chainStart.push_back(static_cast<std::uint32_t>(first + count));
-    m_layout.wholeMoved = true;
-    m_layout.movedLeaves.clear();
+    m_layout.markWholeMoved();
     ++m_layout.topologyRevision;
     ++m_layout.positionsRevision;
     layOutLevels();
@@ -423,8 +421,7 @@ void SphereChainSet::setPositions(std::uint32_t chain, const float* centres, con
     const std::uint32_t count = m_layout.chainStart[chain + 1] - first;
     if (count > 0 && centres == nullptr) throw std::invalid_argument("bulletgpu: setPositions needs centres");
     writeLeaves(first, centres, radii, count);
-    m_layout.wholeMoved = true;
-    m_layout.movedLeaves.clear();
+    m_layout.markWholeMoved();
     ++m_layout.positionsRevision;
 }
 
@@ -443,10 +440,7 @@ void SphereChainSet::moveSpheres(const std::uint32_t* spheres, std::uint32_t cou
     if (!m_layout.wholeMoved) {
         m_layout.movedLeaves.insert(m_layout.movedLeaves.end(), spheres, spheres + count);
         // Beyond a quarter of the leaves a whole refit costs less than the paths.
-        if (m_layout.movedLeaves.size() > sphereCount() / 4) {
-            m_layout.wholeMoved = true;
-            m_layout.movedLeaves.clear();
-        }
+        if (m_layout.movedLeaves.size() > sphereCount() / 4) m_layout.markWholeMoved();
     }
     ++m_layout.positionsRevision;
 }

@@ -281,6 +281,127 @@ TEST_CASE("Contact query of named mesh pairs equals the oracle", "[narrow][proxi
     }
 }
 
+/// A rotation as Bullet makes one: a float quaternion about `axis` by `angle` turned into a
+/// float matrix, then widened to double (orthonormal only to float precision), with translation t.
+std::vector<double> floatRotation(const float* axis, float angle, double tx, double ty, double tz) {
+    const float length = std::sqrt(axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2]);
+    const float s = std::sin(angle / 2) / length;
+    const float x = axis[0] * s, y = axis[1] * s, z = axis[2] * s, w = std::cos(angle / 2);
+    const float m[9] = {1 - 2 * (y * y + z * z), 2 * (x * y - w * z),     2 * (x * z + w * y),
+                        2 * (x * y + w * z),     1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+                        2 * (x * z - w * y),     2 * (y * z + w * x),     1 - 2 * (x * x + y * y)};
+    return {m[0], m[1], m[2], tx, m[3], m[4], m[5], ty, m[6], m[7], m[8], tz};
+}
+
+/// Height of the test landscape.
+double landscapeHeight(double x, double z) { return 0.25 * std::sin(2.1 * x) * std::cos(1.7 * z) + 0.1 * x; }
+
+/// A 4 x 4 landscape of 24 x 24 vertices (1,058 triangles) and two zero-area triangles under its
+/// middle (three points on a line, and three equal points).
+PlyMesh testLandscape() {
+    PlyMesh land = gridMesh(24, 24, false, false, [](double u, double v, double* p) {
+        p[0] = 4 * u - 2;
+        p[2] = 4 * v - 2;
+        p[1] = landscapeHeight(p[0], p[2]);
+    });
+    const auto first = static_cast<std::uint32_t>(land.positions.size() / 3);
+    const float y = static_cast<float>(landscapeHeight(0, 0));
+    land.positions.insert(land.positions.end(), {-0.3f, y, 0, 0, y, 0, 0.3f, y, 0, 0.1f, y, 0.1f});
+    land.indices.insert(land.indices.end(), {first, first + 1, first + 2, first + 3, first + 3, first + 3});
+    return land;
+}
+
+TEST_CASE("A small moving mesh against a large one culls in its own frame and equals the oracle",
+          "[narrow][proximity]") {
+    // A ball of 96 triangles (at most 1/8 of the landscape's) resting on, sunk into and hovering
+    // over the landscape, turned by float rotations, near the origin and 1e4 away (the landscape
+    // moved there too): the leaf walk culls in the ball's frame, the kept fronts in the world's,
+    // and both give the oracle's contacts exactly.
+    const double origin[3] = {0, 0, 0};
+    const PlyMesh ball = sphereMesh(8, 7, origin, 0.3);
+    const PlyMesh land = testLandscape();
+    REQUIRE(ball.indices.size() * 8 <= land.indices.size());
+    const float axes[3][3] = {{1, 2, 3}, {0, 1, 0}, {-3, 1, 0.5f}};
+    const double edge = meanEdge(land);
+    int configurations = 0;
+    for (double far : {0.0, 1e4}) {
+        const std::vector<double> landMove = {1, 0, 0, far, 0, 1, 0, -2 * far, 0, 0, 1, far};
+        for (int axis = 0; axis < 3; ++axis) {
+            for (double lift : {-0.05, 0.0, 0.004, 0.3}) {
+                const double x = 0.4 * axis - 0.4, z = 0.1 - 0.3 * axis;
+                const double y = landscapeHeight(x, z) + 0.3 + lift;
+                const std::vector<double> move =
+                    floatRotation(axes[axis], 0.7f + float(axis), far + x, -2 * far + y, far + z);
+                for (double d : {0.0, 0.01 * edge, 0.1 * edge, 0.5 * edge}) {
+                    const ProximityOracleMesh oa = oracleOf(ball, 0, move.data()),
+                                              ob = oracleOf(land, 1, landMove.data());
+                    const std::vector<ProximityContact> expected = oracleProximity(oa, &ob, d, false, true);
+                    for (NarrowTraversal traversal : {NarrowTraversal::LeafWalk, NarrowTraversal::Fronts}) {
+                        TriangleMeshSet set(2);
+                        set.setTraversal(traversal);
+                        addTo(set, ball);
+                        addTo(set, land);
+                        set.setTransform(0, move.data());
+                        set.setTransform(1, landMove.data());
+                        std::vector<ProximityContact> contacts;
+                        set.findPairProximity(0, 1, ProximityOptions{d, false}, contacts);
+                        INFO("traversal " << static_cast<int>(traversal) << ", far " << far << ", axis " << axis
+                                          << ", lift " << lift << ", distance " << d);
+                        REQUIRE(set.stats().ownFrameQueries == (traversal == NarrowTraversal::LeafWalk ? 1u : 0u));
+                        REQUIRE(sameContacts(contacts, expected));
+                    }
+                    configurations += expected.empty() ? 0 : 1;
+                }
+            }
+        }
+    }
+    // Most placements touch: the test compares contacts, not empty lists.
+    REQUIRE(configurations >= 30);
+
+    SECTION("a transform that is no rotation is culled in the world frame") {
+        std::vector<double> stretch = floatRotation(axes[0], 0.7f, 0, landscapeHeight(0, 0) + 0.3, 0);
+        for (int k = 0; k < 3; ++k) stretch[k] *= 1.01;
+        TriangleMeshSet set(2);
+        addTo(set, ball);
+        addTo(set, land);
+        set.setTransform(0, stretch.data());
+        std::vector<ProximityContact> contacts;
+        set.findPairProximity(0, 1, ProximityOptions{0.1 * edge, false}, contacts);
+        REQUIRE(set.stats().ownFrameQueries == 0);
+        const ProximityOracleMesh oa = oracleOf(ball, 0, stretch.data()), ob = oracleOf(land, 1);
+        const std::vector<ProximityContact> expected = oracleProximity(oa, &ob, 0.1 * edge, false, true);
+        REQUIRE(!expected.empty());
+        REQUIRE(sameContacts(contacts, expected));
+    }
+    SECTION("a batch of balls, one query per thread, over frames") {
+        TriangleMeshSet set(2);
+        addTo(set, land);
+        std::vector<MeshPairQuery> queries;
+        for (std::uint32_t i = 0; i < 12; ++i) queries.push_back(MeshPairQuery{addTo(set, ball), 0});
+        const double d = 0.1 * edge;
+        for (int frame = 0; frame < 3; ++frame) {
+            std::vector<ProximityContact> expected;
+            std::vector<std::vector<double>> moves;
+            for (std::uint32_t i = 0; i < 12; ++i) {
+                const double x = -1.5 + 0.25 * i, z = 0.2 * frame - 0.7 + 0.1 * i;
+                moves.push_back(floatRotation(axes[i % 3], 0.3f * float(i + frame), x,
+                                              landscapeHeight(x, z) + 0.3 - 0.01 * frame, z));
+                set.setTransform(i + 1, moves.back().data());
+                const ProximityOracleMesh oa = oracleOf(ball, i + 1, moves.back().data()), ob = oracleOf(land, 0);
+                const std::vector<ProximityContact> part = oracleProximity(oa, &ob, d, false, true);
+                expected.insert(expected.end(), part.begin(), part.end());
+            }
+            std::vector<ProximityContact> contacts;
+            set.findProximity(queries.data(), static_cast<std::uint32_t>(queries.size()), ProximityOptions{d, false},
+                              contacts);
+            INFO("frame " << frame);
+            REQUIRE(set.stats().ownFrameQueries == 12);
+            REQUIRE(!expected.empty());
+            REQUIRE(sameContacts(contacts, expected));
+        }
+    }
+}
+
 TEST_CASE("Contact query of generated meshes equals the oracle at several distances", "[narrow][proximity]") {
     SECTION("folded cloth, self") {
         const PlyMesh cloth = foldedCloth(20, 0.02, 0.06, 0.7);

@@ -41,6 +41,8 @@ struct NarrowStats {
     std::uint64_t contacts = 0;              ///< Intersecting pairs reported.
     std::uint64_t frontEntries = 0;          ///< Entries of the queries' fronts afterwards (LeafWalk, Fronts).
     std::uint32_t frontsGenerated = 0;       ///< Fronts generated anew rather than updated.
+    std::uint32_t ownFrameQueries = 0;       ///< Pair queries culled in their first mesh's own frame (a
+                                             ///< small moving mesh against a large one; CPU LeafWalk).
     std::uint32_t rebuildsScheduled = 0;     ///< Meshes whose degraded trees the next query rebuilds.
     std::uint32_t restructuresScheduled = 0; ///< Degraded subtrees the next query rebuilds in place.
     std::uint32_t subtreesRestructured = 0;  ///< Subtrees rebuilt in place before this query.

@@ -244,7 +244,8 @@ private:
     struct ProximityThreadOut {
         std::vector<ProximityContact> contacts; ///< Contacts found.
         std::vector<PointContact> points;       ///< Point contacts found.
-        std::vector<FrontEntry> walk;           ///< A point's candidate leaves.
+        std::vector<FrontEntry> walk;           ///< A point's candidate leaves; own-frame culling's scratch.
+        std::vector<FrontEntry> ownCandidates;  ///< Candidates of a query culled in its own frame.
         FrontTraversal traversal;               ///< Its walks when queries run one per thread.
         BvttFront walkFront;                    ///< The front of its walks (unused entries).
         std::vector<std::size_t> ends;          ///< End of each of its queries' contacts.
@@ -270,6 +271,20 @@ private:
     MeshView viewOf(std::uint32_t index, bool world) const;
     /// viewOf over the tree grown for the last contact query (boxes only).
     MeshView grownViewOf(std::uint32_t index, bool world) const;
+    /// True when a pair query culls in its first mesh's own frame (ownFrameCandidates): that
+    /// mesh moves by a near-rotation and has at most 1/8 of the second's triangles, so its tree
+    /// grown in its own frame serves every placement and only the second mesh's triangles near
+    /// it are moved, into its frame. LeafWalk traversal only.
+    bool cullsInOwnFrame(const MeshPairQuery& query) const;
+    /// The first mesh's own grown tree with its triangles moved to the world as the exact tests
+    /// read them (no stored corners or planes): the test view of a query culled in its frame.
+    MeshView ownFrameViewOf(std::uint32_t index) const;
+    /// The candidates of a query culled in its first mesh's own frame (own_frame_bounds.h): the
+    /// second mesh's world tree walked with the first's own grown root box moved to the world,
+    /// then the first mesh's own grown tree walked with each leaf's triangle moved into its frame.
+    /// Entries hold the first mesh's leaf node and the second's; `leaves` is scratch. Reads only.
+    void ownFrameCandidates(const MeshPairQuery& query, double distance, std::vector<FrontEntry>& leaves,
+                            std::vector<FrontEntry>& candidates, FrontCounters& counters) const;
     /// Which grown tree of a mesh a query reads: 1 (world) for a pair query of a mesh with a
     /// transform, else 0 (own frame).
     std::uint32_t grownFrameOf(std::uint32_t index, bool world) const;
@@ -285,9 +300,9 @@ private:
     void prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance);
     /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
     BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);
-    /// Tests the traversal's candidates of one query on the threads; appends the contacts, sorted.
-    void testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
-                                 std::vector<ProximityContact>& contacts);
+    /// Tests one query's candidates on the threads; appends the contacts, sorted.
+    void testProximityCandidates(const BvttQuery& views, const std::vector<FrontEntry>& candidates,
+                                 const ProximityOptions& options, std::vector<ProximityContact>& contacts);
     /// The contact query's view of one side of a query.
     ProximityMeshView proximityViewOf(const MeshView& view, bool self, const ProximityOptions& options) const;
     /// Runs the ordered queries one per thread on `team` threads (each walk and test on one
@@ -331,12 +346,14 @@ private:
         std::size_t begin = 0; ///< First contact in that thread's output.
         std::size_t end = 0;   ///< One past its last.
     };
-    std::vector<QueryRange> m_queryRanges;  ///< By position in m_order.
-    std::vector<BvttFront*> m_queryFronts;  ///< Kept fronts by position in m_order (Fronts traversal).
-    std::vector<std::uint8_t> m_growNeeds;  ///< Frames each mesh's grown trees are needed in (bits 0, 1).
-    std::vector<std::uint32_t> m_growList;  ///< The meshes a contact-query batch reads.
-    std::vector<std::uint32_t> m_weldOrder; ///< Scratch of weldVertices.
-    BvttFront m_walkFront;                  ///< The front of a walk (unused entries).
+    std::vector<QueryRange> m_queryRanges;   ///< By position in m_order.
+    std::vector<BvttFront*> m_queryFronts;   ///< Kept fronts by position in m_order (Fronts traversal).
+    std::vector<std::uint8_t> m_growNeeds;   ///< Frames each mesh's grown trees are needed in (bits 0, 1).
+    std::vector<std::uint32_t> m_growList;   ///< The meshes a contact-query batch reads.
+    std::vector<std::uint32_t> m_weldOrder;  ///< Scratch of weldVertices.
+    BvttFront m_walkFront;                   ///< The front of a walk (unused entries).
+    std::vector<FrontEntry> m_ownLeaves;     ///< Scratch of ownFrameCandidates (one thread).
+    std::vector<FrontEntry> m_ownCandidates; ///< Candidates of a query culled in its own frame (one thread).
     NarrowTraversal m_traversal = NarrowTraversal::LeafWalk;
     double m_rebuildRatio = cDefaultRebuildRatio;
     bool m_restructuring = true;

@@ -7,6 +7,7 @@
 #include "kernels/narrow/engine/triangle_mesh_set.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/geometry/candidate_proximity.h"
+#include "kernels/narrow/geometry/own_frame_bounds.h"
 #include "kernels/narrow/geometry/proximity_bounds.h"
 
 #include <omp.h>
@@ -25,6 +26,9 @@ constexpr std::int64_t cProximityChunk = 1024;
 /// From this many queries in a batch, the queries run one per thread (each walked and tested on
 /// one thread): a batch of many small mesh pairs would otherwise open a team per query.
 constexpr std::uint32_t cQueriesPerThreadFrom = 8;
+/// A pair query culls in its first mesh's own frame when that mesh has at most 1/cOwnFrameRatio
+/// of the second's triangles (a hull against a landscape).
+constexpr std::size_t cOwnFrameRatio = 8;
 
 /// Throws unless `distance` is finite and >= 0.
 void checkDistance(double distance) {
@@ -100,9 +104,10 @@ void TriangleMeshSetImpl::prepareGrownTrees(const MeshPairQuery* queries, std::u
     m_growNeeds.assign(m_meshes.size(), 0);
     for (std::uint32_t q = 0; q < count; ++q) {
         const bool self = queries[q].meshA == queries[q].meshB;
-        for (std::uint32_t index : {queries[q].meshA, queries[q].meshB}) {
-            m_growNeeds[index] |= static_cast<std::uint8_t>(1u << grownFrameOf(index, !self));
-        }
+        const bool ownFrame = cullsInOwnFrame(queries[q]);
+        m_growNeeds[queries[q].meshA] |=
+            static_cast<std::uint8_t>(1u << grownFrameOf(queries[q].meshA, !self && !ownFrame));
+        m_growNeeds[queries[q].meshB] |= static_cast<std::uint8_t>(1u << grownFrameOf(queries[q].meshB, !self));
     }
     m_growList.clear();
     for (std::uint32_t index = 0; index < m_meshes.size(); ++index) {
@@ -135,6 +140,71 @@ MeshView TriangleMeshSetImpl::grownViewOf(std::uint32_t index, bool world) const
     // planes (updateWorldCorners).
     if (grownFrameOf(index, world) == 1) view.planes = nullptr;
     return view;
+}
+
+bool TriangleMeshSetImpl::cullsInOwnFrame(const MeshPairQuery& query) const {
+    if (query.meshA == query.meshB || m_traversal != NarrowTraversal::LeafWalk) return false;
+    const Mesh& a = m_meshes[query.meshA];
+    return a.hasTransform && a.indices.size() * cOwnFrameRatio <= m_meshes[query.meshB].indices.size() &&
+           transformSkew(a.transform) <= cOwnFrameSkewLimit;
+}
+
+MeshView TriangleMeshSetImpl::ownFrameViewOf(std::uint32_t index) const {
+    MeshView view = grownViewOf(index, false);
+    view.transform = m_meshes[index].transform;
+    view.corners = nullptr;
+    view.planes = nullptr;
+    return view;
+}
+
+void TriangleMeshSetImpl::ownFrameCandidates(const MeshPairQuery& query, double distance,
+                                             std::vector<FrontEntry>& leaves, std::vector<FrontEntry>& candidates,
+                                             FrontCounters& counters) const {
+    counters = FrontCounters{};
+    counters.generated = true;
+    candidates.clear();
+    const MeshView own = grownViewOf(query.meshA, false);
+    const MeshView other = grownViewOf(query.meshB, true);
+    if (own.nodes == nullptr || other.nodes == nullptr) return;
+    const double* transform = m_meshes[query.meshA].transform;
+    const double skew = transformSkew(transform);
+    const double ownMagnitude = boxMagnitude(own.nodes[0].box);
+    const double moved = movedMagnitude(transform, ownMagnitude);
+    const double world = std::max(moved, boxMagnitude(other.nodes[0].box));
+    // The other mesh's leaves near the first mesh.
+    struct Leaves {
+        std::vector<FrontEntry>& out;
+        std::uint64_t& boxTests;
+        void front(std::uint32_t, std::uint32_t) {}
+        void candidate(std::uint32_t leaf, std::uint32_t node) { out.push_back(FrontEntry{leaf, node}); }
+        void boxTest() { ++boxTests; }
+    };
+    leaves.clear();
+    Leaves near{leaves, counters.boxTests};
+    walkFront(frontTreeOf(other), movedOwnBox(transform, own.nodes[0].box, skew, distance, world), nullptr, 0, 0,
+              other.nodeCount, near);
+    const TriangleSource source = sourceOf(other);
+    for (const FrontEntry& leaf : leaves) {
+        Triangle3d scratch;
+        const Triangle3d& triangle = source.triangle(leafTriangle(other.nodes[leaf.node]), scratch);
+        const double magnitude = std::max(moved, triangleMagnitude(triangle));
+        const Triangle3d inOwn = movedIntoOwnFrame(transform, triangle);
+        const double growth = ownFrameGrowth(skew, distance, ownMagnitude, magnitude);
+        const FloatBox box = triangleBoxGrownBy(inOwn, growth);
+        const TriangleSlab slab = triangleSlab(inOwn, growth, 2 * magnitude);
+        // The own tree's nodes that meet both the box and the slab.
+        for (std::uint32_t n = 0; n < own.nodeCount;) {
+            const LbvhNode& node = own.nodes[n];
+            ++counters.boxTests;
+            if (!boxesOverlap(box, node.box) || !boxMeetsSlab(node.box, slab)) {
+                n = own.escape[n];
+                continue;
+            }
+            if (isLeaf(node)) candidates.push_back(FrontEntry{n, leaf.node});
+            ++n;
+        }
+    }
+    counters.candidates = candidates.size();
 }
 
 BvttFront& TriangleMeshSetImpl::proximityFrontOf(const MeshPairQuery& query, double distance) {
@@ -175,9 +245,9 @@ ProximityMeshView TriangleMeshSetImpl::proximityViewOf(const MeshView& view, boo
                              view.mesh};
 }
 
-void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const ProximityOptions& options,
+void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const std::vector<FrontEntry>& candidates,
+                                                  const ProximityOptions& options,
                                                   std::vector<ProximityContact>& contacts) {
-    const std::vector<FrontEntry>& candidates = m_frontTraversal.candidates();
     const auto count = static_cast<std::int64_t>(candidates.size());
     const int team = count >= cParallelProximity ? m_threads : 1;
     if (m_proximityThreads.size() < static_cast<std::size_t>(team)) m_proximityThreads.resize(team);
@@ -233,10 +303,18 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
         for (std::int64_t position = 0; position < count; ++position) {
             const MeshPairQuery& query = queries[m_order[position]];
             const bool self = query.meshA == query.meshB;
-            const BvttQuery views{grownViewOf(query.meshA, !self), grownViewOf(query.meshB, !self), self};
-            BvttFront& front = keep ? *m_queryFronts[position] : out.walkFront;
-            out.traversal.collectCandidates(views, front, keep ? FrontRun::Update : FrontRun::Walk, 1);
-            const FrontCounters& counters = out.traversal.counters();
+            const bool ownFrame = cullsInOwnFrame(query);
+            const BvttQuery views{ownFrame ? ownFrameViewOf(query.meshA) : grownViewOf(query.meshA, !self),
+                                  grownViewOf(query.meshB, !self), self};
+            FrontCounters ownCounters;
+            if (ownFrame) {
+                ownFrameCandidates(query, options.distance, out.walk, out.ownCandidates, ownCounters);
+            } else {
+                BvttFront& front = keep ? *m_queryFronts[position] : out.walkFront;
+                out.traversal.collectCandidates(views, front, keep ? FrontRun::Update : FrontRun::Walk, 1);
+            }
+            const FrontCounters& counters = ownFrame ? ownCounters : out.traversal.counters();
+            const std::vector<FrontEntry>& candidates = ownFrame ? out.ownCandidates : out.traversal.candidates();
             out.counters.boxTests += counters.boxTests;
             out.counters.candidates += counters.candidates;
             out.counters.frontEntries += counters.frontEntries;
@@ -244,7 +322,7 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
             const ProximityMeshView a = proximityViewOf(views.a, self, options);
             const ProximityMeshView b = proximityViewOf(views.b, self, options);
             const std::size_t first = out.contacts.size();
-            for (const FrontEntry& candidate : out.traversal.candidates()) {
+            for (const FrontEntry& candidate : candidates) {
                 candidateProximity(a, leafTriangle(views.a.nodes[candidate.leaf]), b,
                                    leafTriangle(views.b.nodes[candidate.node]), self, options.distance,
                                    options.vertexFaceOnly, emit);
@@ -298,6 +376,7 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     prepareFeatures(queries, count, options);
     prepareGrownTrees(queries, count, options.distance);
     m_treeTuner.record(millisecondsSince(treeStart));
+    for (std::uint32_t q = 0; q < count; ++q) m_stats.ownFrameQueries += cullsInOwnFrame(queries[q]) ? 1 : 0;
     const Clock::time_point start = Clock::now();
     contacts.clear();
     m_threads = m_queryTuner.threadsForNextUpdate();
@@ -312,16 +391,23 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     for (std::uint32_t q : m_order) {
         const MeshPairQuery& query = queries[q];
         const bool self = query.meshA == query.meshB;
-        const BvttQuery views{grownViewOf(query.meshA, !self), grownViewOf(query.meshB, !self), self};
-        BvttFront& front = keep ? proximityFrontOf(query, options.distance) : m_walkFront;
-        m_frontTraversal.collectCandidates(views, front, keep ? FrontRun::Update : FrontRun::Walk, m_threads);
-        const FrontCounters& counters = m_frontTraversal.counters();
+        const bool ownFrame = cullsInOwnFrame(query);
+        const BvttQuery views{ownFrame ? ownFrameViewOf(query.meshA) : grownViewOf(query.meshA, !self),
+                              grownViewOf(query.meshB, !self), self};
+        FrontCounters ownCounters;
+        if (ownFrame) {
+            ownFrameCandidates(query, options.distance, m_ownLeaves, m_ownCandidates, ownCounters);
+        } else {
+            BvttFront& front = keep ? proximityFrontOf(query, options.distance) : m_walkFront;
+            m_frontTraversal.collectCandidates(views, front, keep ? FrontRun::Update : FrontRun::Walk, m_threads);
+        }
+        const FrontCounters& counters = ownFrame ? ownCounters : m_frontTraversal.counters();
         m_stats.boxTests += counters.boxTests;
         m_stats.triangleTests += counters.candidates;
         m_stats.frontEntries += counters.frontEntries;
         m_stats.frontsGenerated += counters.generated ? 1 : 0;
         const Clock::time_point testStart = Clock::now();
-        testProximityCandidates(views, options, contacts);
+        testProximityCandidates(views, ownFrame ? m_ownCandidates : m_frontTraversal.candidates(), options, contacts);
         m_stats.testMs += millisecondsSince(testStart);
     }
     m_stats.traverseMs = millisecondsSince(start);

@@ -77,16 +77,27 @@ BULLETGPU_HD float floatStepUp(float value) {
     return floatFromBits(value > 0.0f ? bits + 1u : bits - 1u);
 }
 
-/// Nearest float at or below a double (rounds toward -infinity).
+/// Nearest float at or below a double (rounds toward -infinity): as floatStepDown after a
+/// conversion that rounded up, in integer arithmetic without branches (whether the conversion
+/// rounded up is a coin toss, and box code calls this six times a box).
 BULLETGPU_HD float floatBelow(double value) {
     const float f = static_cast<float>(value);
-    return static_cast<double>(f) > value ? floatStepDown(f) : f;
+    const std::uint32_t step = static_cast<std::uint32_t>(static_cast<double>(f) > value);
+    // A zero that steps down goes to the smallest negative subnormal, one past -0.
+    const std::uint32_t bits = floatBits(f) | (static_cast<std::uint32_t>(f == 0.0f) & step) << 31;
+    // Negative floats step down by growing their bits, positive ones by shrinking them.
+    const std::uint32_t positive = (bits >> 31) - 1u; // all ones when the sign bit is clear
+    return floatFromBits(bits + step - ((step << 1) & positive));
 }
 
-/// Nearest float at or above a double (rounds toward +infinity).
+/// Nearest float at or above a double (rounds toward +infinity), as floatBelow.
 BULLETGPU_HD float floatAbove(double value) {
     const float f = static_cast<float>(value);
-    return static_cast<double>(f) < value ? floatStepUp(f) : f;
+    const std::uint32_t step = static_cast<std::uint32_t>(static_cast<double>(f) < value);
+    // A zero that steps up goes to the smallest positive subnormal, one past +0.
+    const std::uint32_t bits = floatBits(f) & ~((static_cast<std::uint32_t>(f == 0.0f) & step) << 31);
+    const std::uint32_t positive = (bits >> 31) - 1u;
+    return floatFromBits(bits - step + ((step << 1) & positive));
 }
 
 /// Canonical key of an unordered pair of slots: lower slot in the high 32 bits.

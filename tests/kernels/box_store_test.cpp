@@ -5,7 +5,10 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
 #include <limits>
+#include <vector>
 
 using namespace bulletgpu;
 
@@ -72,4 +75,60 @@ TEST_CASE("floatStepDown and floatStepUp match nextafterf", "[aabb]") {
     }
     CHECK(std::isnan(floatStepDown(std::nanf(""))));
     CHECK(std::isnan(floatStepUp(std::nanf(""))));
+}
+
+TEST_CASE("floatBelow and floatAbove round a double outward, bit for bit as the step functions", "[aabb]") {
+    // The definition: convert, then step once when the conversion went the wrong way.
+    const auto below = [](double v) {
+        const float f = static_cast<float>(v);
+        return static_cast<double>(f) > v ? floatStepDown(f) : f;
+    };
+    const auto above = [](double v) {
+        const float f = static_cast<float>(v);
+        return static_cast<double>(f) < v ? floatStepUp(f) : f;
+    };
+    const double inf = std::numeric_limits<double>::infinity();
+    std::vector<double> values = {0.0,
+                                  -0.0,
+                                  1e-300,
+                                  -1e-300,
+                                  1e-46,
+                                  -1e-46,
+                                  0.1,
+                                  -0.1,
+                                  1.0,
+                                  -1.0,
+                                  3.5e38,
+                                  -3.5e38,
+                                  1e300,
+                                  -1e300,
+                                  inf,
+                                  -inf,
+                                  2.5,
+                                  -2.5,
+                                  1e-45,
+                                  -1e-45,
+                                  3.4028234663852886e38,
+                                  -3.4028234663852886e38,
+                                  1.401298464324817e-45};
+    std::uint64_t state = 88172645463325252ull;
+    for (int i = 0; i < 100000; ++i) {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        double v;
+        std::memcpy(&v, &state, sizeof(v));
+        if (!std::isnan(v)) values.push_back(v);
+        values.push_back(static_cast<double>(static_cast<std::int64_t>(state % 2000001) - 1000000) * 1e-4);
+    }
+    for (const double v : values) {
+        const float lo = floatBelow(v), hi = floatAbove(v);
+        INFO("value " << v);
+        REQUIRE(floatBits(lo) == floatBits(below(v)));
+        REQUIRE(floatBits(hi) == floatBits(above(v)));
+        REQUIRE(static_cast<double>(lo) <= v);
+        REQUIRE(static_cast<double>(hi) >= v);
+    }
+    REQUIRE(std::isnan(floatBelow(std::nan(""))));
+    REQUIRE(std::isnan(floatAbove(std::nan(""))));
 }

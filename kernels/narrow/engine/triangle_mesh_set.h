@@ -219,7 +219,6 @@ private:
         bool positionsChanged = false;
         bool volumeChanged = false; ///< The OBBs are to be fitted anew (or no longer used).
         bool worldStale = true;
-        bool worldCornersStale = true;                   ///< worldCorners are out of date (the rest may be current).
         bool refittedSinceBuild = false;                 ///< Deformed since its tree was built.
         std::vector<NodeRange> pendingSubtrees;          ///< To restructure at the next query.
         std::vector<NodeRange> restructured;             ///< Restructured by this query (fronts to carry over).
@@ -230,7 +229,9 @@ private:
         std::vector<FloatBox> grownBoxes[2];             ///< Leaf boxes grown for the contact query (own, world frame).
         std::vector<LbvhNode> grownNodes[2];             ///< The tree over them (own, world frame).
         std::uint64_t cornersVersion[2] = {0, 0};        ///< Bumped whenever corners (own, world frame) are recomputed.
-        std::uint64_t grownCorners[2] = {~0ull, ~0ull};  ///< cornersVersion the grown trees were made from.
+        std::uint64_t transformVersion = 0;              ///< Bumped by every setTransform.
+        std::uint64_t grownCorners[2] = {~0ull, ~0ull};  ///< Own cornersVersion the grown trees were made from.
+        std::uint64_t grownTransform = ~0ull;            ///< transformVersion the world grown tree was made at.
         std::uint64_t grownTopology[2] = {~0ull, ~0ull}; ///< topologyVersion they were made over.
         double grownDistance[2] = {-1, -1};              ///< The distance they were grown by.
     };
@@ -263,10 +264,6 @@ private:
     void updateTree(Mesh& mesh);
     /// Refits the mesh's world-frame tree when it has a transform and is stale.
     void updateWorldTree(Mesh& mesh);
-    /// Moves the corners of a mesh with a transform to the world when stale, and nothing else,
-    /// on up to `threads` threads: what the contact query reads (it grows its own trees and
-    /// computes planes as it needs them). Touches only the mesh (safe one mesh per thread).
-    void updateWorldCorners(Mesh& mesh, int threads);
     /// The view of a mesh for a query, in its own frame or in the world.
     MeshView viewOf(std::uint32_t index, bool world) const;
     /// viewOf over the tree grown for the last contact query (boxes only).
@@ -289,8 +286,10 @@ private:
     /// transform, else 0 (own frame).
     std::uint32_t grownFrameOf(std::uint32_t index, bool world) const;
     /// Grows the mesh's leaf boxes and tree by `distance` on up to `threads` threads, unless
-    /// they already are, from the same corners and topology (a static mesh is grown once).
-    /// Touches only the mesh (safe one mesh per thread).
+    /// they already are, from the same corners, transform and topology (a static mesh is grown
+    /// once). In the world frame the corners are moved as the boxes are made and not stored:
+    /// the contact query's exact tests move the few they read (TriangleSource). Touches only the
+    /// mesh (safe one mesh per thread).
     void growTree(std::uint32_t index, bool world, double distance, int threads);
     /// Builds (and hands the device engine) the features of every mesh the queries read, and
     /// the welds of their self queries when options.excludeWelded.

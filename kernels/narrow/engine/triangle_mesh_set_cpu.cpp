@@ -122,7 +122,6 @@ void TriangleMeshSetImpl::setPositions(std::uint32_t index, const float* positio
     mesh.positionsChanged = true;
     mesh.frame = MortonFrame{};
     mesh.worldStale = true;
-    mesh.worldCornersStale = true;
     if (m_device) m_device->setPositions(index, positions);
 }
 
@@ -135,7 +134,7 @@ void TriangleMeshSetImpl::setTransform(std::uint32_t index, const double* transf
     mesh.hasTransform = transform != nullptr;
     if (transform != nullptr) std::copy(transform, transform + 12, mesh.transform);
     mesh.worldStale = true;
-    mesh.worldCornersStale = true;
+    ++mesh.transformVersion;
     if (m_device) m_device->setTransform(index, transform);
 }
 
@@ -255,7 +254,6 @@ void TriangleMeshSetImpl::updateTree(Mesh& mesh) {
     mesh.positionsChanged = false;
     mesh.volumeChanged = false;
     mesh.worldStale = true;
-    if (build || moved) mesh.worldCornersStale = true;
 #if defined(BULLETGPU_VALIDATE)
     assert(mesh.tree.validate(mesh.tree.nodes(), mesh.leafBoxes.data()).empty());
     assert(mesh.volume != BoundingVolume::Obb || mesh.tree.validateObbs(mesh.obbs, mesh.corners.data()).empty());
@@ -268,7 +266,6 @@ void TriangleMeshSetImpl::updateWorldTree(Mesh& mesh) {
     computeLeafBoxes(mesh.positions, mesh.indices, mesh.transform, mesh.worldLeafBoxes, mesh.worldCorners,
                      mesh.worldPlanes, m_threads);
     ++mesh.cornersVersion[1];
-    mesh.worldCornersStale = false;
     mesh.tree.refitInto(mesh.worldLeafBoxes.data(), mesh.worldNodes, m_threads);
     if (mesh.volume == BoundingVolume::Obb) transformObbs(mesh.transform, mesh.obbs, mesh.worldObbs, m_threads);
     mesh.worldStale = false;
@@ -278,19 +275,6 @@ void TriangleMeshSetImpl::updateWorldTree(Mesh& mesh) {
     assert(mesh.volume != BoundingVolume::Obb ||
            mesh.tree.validateObbs(mesh.worldObbs, mesh.worldCorners.data()).empty());
 #endif
-}
-
-void TriangleMeshSetImpl::updateWorldCorners(Mesh& mesh, int threads) {
-    if (!mesh.hasTransform || !mesh.worldCornersStale) return;
-    const auto count = static_cast<std::int64_t>(mesh.indices.size() / 3);
-    mesh.worldCorners.resize(static_cast<std::size_t>(count));
-#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
-    for (std::int64_t t = 0; t < count; ++t) {
-        mesh.worldCorners[t] =
-            loadTriangle(mesh.positions.data(), mesh.indices.data(), static_cast<std::uint32_t>(t), mesh.transform);
-    }
-    ++mesh.cornersVersion[1];
-    mesh.worldCornersStale = false;
 }
 
 MeshView TriangleMeshSetImpl::viewOf(std::uint32_t index, bool world) const {

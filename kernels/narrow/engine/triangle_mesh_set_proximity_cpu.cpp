@@ -58,24 +58,35 @@ std::uint32_t TriangleMeshSetImpl::grownFrameOf(std::uint32_t index, bool world)
 void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double distance, int threads) {
     Mesh& mesh = m_meshes[index];
     const std::uint32_t frame = grownFrameOf(index, world);
-    if (mesh.grownCorners[frame] == mesh.cornersVersion[frame] && mesh.grownTopology[frame] == mesh.topologyVersion &&
-        mesh.grownDistance[frame] == distance) {
+    if (mesh.grownCorners[frame] == mesh.cornersVersion[0] && mesh.grownTopology[frame] == mesh.topologyVersion &&
+        mesh.grownDistance[frame] == distance && (frame == 0 || mesh.grownTransform == mesh.transformVersion)) {
         return;
     }
-    const std::vector<Triangle3d>& corners = frame == 1 ? mesh.worldCorners : mesh.corners;
     std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
-    const auto count = static_cast<std::int64_t>(corners.size());
-    boxes.resize(corners.size());
+    const auto count = static_cast<std::int64_t>(mesh.corners.size());
+    boxes.resize(mesh.corners.size());
+    if (frame == 1) {
+        const float* positions = mesh.positions.data();
+        const std::uint32_t* indices = mesh.indices.data();
+        const double* transform = mesh.transform;
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
-    for (std::int64_t t = 0; t < count; ++t) boxes[t] = grownTriangleBox(corners[t], distance);
+        for (std::int64_t t = 0; t < count; ++t) {
+            boxes[t] =
+                grownTriangleBox(loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform), distance);
+        }
+    } else {
+#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
+        for (std::int64_t t = 0; t < count; ++t) boxes[t] = grownTriangleBox(mesh.corners[t], distance);
+    }
     if (count > 0) {
         mesh.tree.refitInto(boxes.data(), mesh.grownNodes[frame], threads);
     } else {
         mesh.grownNodes[frame].clear();
     }
-    mesh.grownCorners[frame] = mesh.cornersVersion[frame];
+    mesh.grownCorners[frame] = mesh.cornersVersion[0];
     mesh.grownTopology[frame] = mesh.topologyVersion;
     mesh.grownDistance[frame] = distance;
+    if (frame == 1) mesh.grownTransform = mesh.transformVersion;
 }
 
 void TriangleMeshSetImpl::prepareFeatures(const MeshPairQuery* queries, std::uint32_t count,
@@ -121,10 +132,7 @@ void TriangleMeshSetImpl::prepareGrownTrees(const MeshPairQuery* queries, std::u
 #pragma omp parallel for num_threads(perMesh ? m_threads : 1) schedule(dynamic, 1)
     for (std::int64_t i = 0; i < meshes; ++i) {
         const std::uint32_t index = m_growList[i];
-        if ((m_growNeeds[index] & 2u) != 0) {
-            updateWorldCorners(m_meshes[index], inner);
-            growTree(index, true, distance, inner);
-        }
+        if ((m_growNeeds[index] & 2u) != 0) growTree(index, true, distance, inner);
         if ((m_growNeeds[index] & 1u) != 0) growTree(index, false, distance, inner);
     }
     m_stats.refitMs += millisecondsSince(start);
@@ -136,9 +144,12 @@ MeshView TriangleMeshSetImpl::grownViewOf(std::uint32_t index, bool world) const
     view.nodes = nodes.empty() ? nullptr : nodes.data();
     view.nodeCount = static_cast<std::uint32_t>(nodes.size());
     view.obbs = nullptr;
-    // In the world frame the exact tests compute the planes they need: this query keeps no world
-    // planes (updateWorldCorners).
-    if (grownFrameOf(index, world) == 1) view.planes = nullptr;
+    // In the world frame the exact tests move the corners and compute the planes they need: this
+    // query keeps neither (growTree).
+    if (grownFrameOf(index, world) == 1) {
+        view.corners = nullptr;
+        view.planes = nullptr;
+    }
     return view;
 }
 
@@ -446,7 +457,6 @@ void TriangleMeshSetImpl::findPointContacts(const float* points, std::uint32_t c
     updateTree(mesh);
     carryFrontsOver();
     const Clock::time_point growStart = Clock::now();
-    updateWorldCorners(mesh, m_threads);
     growTree(index, true, distance, m_threads);
     m_stats.refitMs += millisecondsSince(growStart);
     const Clock::time_point start = Clock::now();

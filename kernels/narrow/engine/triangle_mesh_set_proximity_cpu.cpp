@@ -65,18 +65,13 @@ void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double dista
     std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
     const auto count = static_cast<std::int64_t>(mesh.corners.size());
     boxes.resize(mesh.corners.size());
-    if (frame == 1) {
-        const float* positions = mesh.positions.data();
-        const std::uint32_t* indices = mesh.indices.data();
-        const double* transform = mesh.transform;
+    // Own corners as stored; world ones moved as each box is made (the same doubles).
+    const TriangleSource source{frame == 0 ? mesh.corners.data() : nullptr, mesh.positions.data(), mesh.indices.data(),
+                                frame == 1 ? mesh.transform : nullptr, nullptr};
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
-        for (std::int64_t t = 0; t < count; ++t) {
-            boxes[t] =
-                grownTriangleBox(loadTriangle(positions, indices, static_cast<std::uint32_t>(t), transform), distance);
-        }
-    } else {
-#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
-        for (std::int64_t t = 0; t < count; ++t) boxes[t] = grownTriangleBox(mesh.corners[t], distance);
+    for (std::int64_t t = 0; t < count; ++t) {
+        Triangle3d scratch;
+        boxes[t] = grownTriangleBox(source.triangle(static_cast<std::uint32_t>(t), scratch), distance);
     }
     if (count > 0) {
         mesh.tree.refitInto(boxes.data(), mesh.grownNodes[frame], threads);

@@ -106,24 +106,6 @@ BULLETGPU_HD double ownFrameGrowth(double skew, double distance, double ownMagni
     return 0.5 * distance + skew * (distance + 2 * ownMagnitude) + cOwnFrameAllowance * (world + distance);
 }
 
-/// The box of triangle `t` grown by `growth`, rounded outward to float.
-BULLETGPU_HD FloatBox triangleBoxGrownBy(const Triangle3d& t, double growth) {
-    double lo[3], hi[3];
-    for (int k = 0; k < 3; ++k) {
-        lo[k] = hi[k] = t.p[0].v[k];
-        for (int c = 1; c < 3; ++c) {
-            lo[k] = t.p[c].v[k] < lo[k] ? t.p[c].v[k] : lo[k];
-            hi[k] = t.p[c].v[k] > hi[k] ? t.p[c].v[k] : hi[k];
-        }
-    }
-    FloatBox box;
-    for (int k = 0; k < 3; ++k) {
-        box.lo[k] = floatBelow(lo[k] - growth);
-        box.hi[k] = floatAbove(hi[k] + growth);
-    }
-    return box;
-}
-
 /// The slab around a triangle's plane that every point within `growth` of it (along the plane's
 /// normal) lies in: unit normal, offset and half-width. A triangle whose smallest angle at its
 /// first corner has a sine below 2^-10 gets no slab (`valid` false): its normal's direction is
@@ -166,15 +148,6 @@ BULLETGPU_HD bool boxMeetsSlab(const FloatBox& box, const TriangleSlab& slab) {
         reach += fabs(slab.normal[k]) * h;
     }
     return fabs(centre - slab.offset) <= reach + slab.halfWidth;
-}
-
-/// The largest |coordinate| of a triangle's corners.
-BULLETGPU_HD double triangleMagnitude(const Triangle3d& t) {
-    double magnitude = 0;
-    for (int c = 0; c < 3; ++c) {
-        for (int k = 0; k < 3; ++k) magnitude = fabs(t.p[c].v[k]) > magnitude ? fabs(t.p[c].v[k]) : magnitude;
-    }
-    return magnitude;
 }
 
 } // namespace bulletgpu

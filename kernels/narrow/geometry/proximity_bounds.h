@@ -32,24 +32,36 @@ BULLETGPU_HD double proximityGrowth(double magnitude, double distance) {
     return 0.5 * distance + cProximityAllowance * (magnitude + distance);
 }
 
-/// The box of triangle t grown for query distance `distance`, rounded outward to float.
-BULLETGPU_HD FloatBox grownTriangleBox(const Triangle3d& t, double distance) {
-    double lo[3], hi[3], magnitude = 0;
+/// The largest |coordinate| of a triangle's corners.
+BULLETGPU_HD double triangleMagnitude(const Triangle3d& t) {
+    double magnitude = 0;
+    for (int c = 0; c < 3; ++c) {
+        for (int k = 0; k < 3; ++k) magnitude = fabs(t.p[c].v[k]) > magnitude ? fabs(t.p[c].v[k]) : magnitude;
+    }
+    return magnitude;
+}
+
+/// The box of triangle `t` grown by `growth`, rounded outward to float.
+BULLETGPU_HD FloatBox triangleBoxGrownBy(const Triangle3d& t, double growth) {
+    double lo[3], hi[3];
     for (int k = 0; k < 3; ++k) {
-        lo[k] = hi[k] = t.p[0][k];
-        for (int c = 0; c < 3; ++c) {
-            lo[k] = t.p[c][k] < lo[k] ? t.p[c][k] : lo[k];
-            hi[k] = t.p[c][k] > hi[k] ? t.p[c][k] : hi[k];
-            magnitude = fabs(t.p[c][k]) > magnitude ? fabs(t.p[c][k]) : magnitude;
+        lo[k] = hi[k] = t.p[0].v[k];
+        for (int c = 1; c < 3; ++c) {
+            lo[k] = t.p[c].v[k] < lo[k] ? t.p[c].v[k] : lo[k];
+            hi[k] = t.p[c].v[k] > hi[k] ? t.p[c].v[k] : hi[k];
         }
     }
-    const double growth = proximityGrowth(magnitude, distance);
     FloatBox box;
     for (int k = 0; k < 3; ++k) {
         box.lo[k] = floatBelow(lo[k] - growth);
         box.hi[k] = floatAbove(hi[k] + growth);
     }
     return box;
+}
+
+/// The box of triangle t grown for query distance `distance`, rounded outward to float.
+BULLETGPU_HD FloatBox grownTriangleBox(const Triangle3d& t, double distance) {
+    return triangleBoxGrownBy(t, proximityGrowth(triangleMagnitude(t), distance));
 }
 
 /// The box of point p grown for query distance `distance`, rounded outward to float.

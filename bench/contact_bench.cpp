@@ -194,13 +194,13 @@ struct AppendContact {
 void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatures& features,
                 const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, double distance, int threads,
                 std::vector<ThreadContacts>& parts, std::vector<ProximityContact>& contacts) {
-    const ProximityMeshView view{
-        TriangleSource{frame.corners.data(), mesh.positions.data(), mesh.indices.data(), nullptr, frame.planes.data()},
-        mesh.indices.data(),
-        features.triangleEdges.data(),
-        features.owned.data(),
-        nullptr,
-        0};
+    const ProximityMeshView view{TriangleSource{frame.corners.data(), mesh.positions.data(), mesh.indices.data(),
+                                                nullptr, frame.planes.data(), nullptr},
+                                 mesh.indices.data(),
+                                 features.triangleEdges.data(),
+                                 features.owned.data(),
+                                 nullptr,
+                                 0};
     const auto count = static_cast<std::int64_t>(pairs.size());
     parts.resize(static_cast<std::size_t>(threads));
 #pragma omp parallel num_threads(threads)

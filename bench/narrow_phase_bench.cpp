@@ -98,7 +98,7 @@ std::uint64_t exactTests(const PlyMesh& mesh, const std::vector<std::pair<std::u
                          std::uint64_t& tested, std::vector<TriangleContact>& contacts) {
     contacts.clear();
     tested = 0;
-    const TriangleSource source{nullptr, mesh.positions.data(), mesh.indices.data(), nullptr, nullptr};
+    const TriangleSource source{nullptr, mesh.positions.data(), mesh.indices.data(), nullptr, nullptr, nullptr};
     for (const auto& [ta, tb] : pairs) {
         if (shareVertex(mesh.indices.data(), ta, tb)) continue;
         ++tested;
@@ -331,10 +331,10 @@ std::pair<Timings, Timings> timeDbvtBodyPairs(const BodyFrames& frames, int step
             const Clock::time_point exactStart = Clock::now();
             const PlacedMesh& a = frames[f][q.meshA];
             const PlacedMesh& b = frames[f][q.meshB];
-            const TriangleSource sourceA{nullptr, a.mesh.positions.data(), a.mesh.indices.data(), a.transform.data(),
-                                         nullptr};
-            const TriangleSource sourceB{nullptr, b.mesh.positions.data(), b.mesh.indices.data(), b.transform.data(),
-                                         nullptr};
+            const TriangleSource sourceA{
+                nullptr, a.mesh.positions.data(), a.mesh.indices.data(), a.transform.data(), nullptr, nullptr};
+            const TriangleSource sourceB{
+                nullptr, b.mesh.positions.data(), b.mesh.indices.data(), b.transform.data(), nullptr, nullptr};
             for (const auto& [ta, tb] : pairs) {
                 TriangleContact contact{};
                 ++withExact.triangleTests;

@@ -348,6 +348,7 @@ struct TreeMesh {
                         tree.leafCount(),
                         nullptr,
                         nullptr,
+                        nullptr,
                         nullptr};
     }
     /// Random disjoint internal subtrees, in node order.

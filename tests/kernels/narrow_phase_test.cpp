@@ -111,6 +111,53 @@ TEST_CASE("ContactSorter orders a query's contacts as a comparison sort does", "
     }
 }
 
+TEST_CASE("A triangle source reads the same doubles from corners, moved vertices and the transform", "[narrow]") {
+    std::mt19937 rng(31);
+    std::uniform_real_distribution<float> coordinate(-1.0f, 1.0f);
+    std::uniform_real_distribution<double> angle(-3.0, 3.0), offset(-1e4, 1e4);
+    for (const float scale : {1e-3f, 1.0f, 1e4f}) {
+        const std::uint32_t vertices = 40, triangles = 60;
+        std::vector<float> positions(3 * vertices);
+        for (float& x : positions) x = scale * coordinate(rng);
+        std::vector<std::uint32_t> indices(3 * triangles);
+        std::uniform_int_distribution<std::uint32_t> anyVertex(0, vertices - 1);
+        for (std::uint32_t& i : indices) i = anyVertex(rng);
+        // A rotation about z then x, and a translation.
+        const double a = angle(rng), b = angle(rng);
+        const double transform[12] = {std::cos(a),
+                                      -std::sin(a),
+                                      0,
+                                      offset(rng),
+                                      std::cos(b) * std::sin(a),
+                                      std::cos(b) * std::cos(a),
+                                      -std::sin(b),
+                                      offset(rng),
+                                      std::sin(b) * std::sin(a),
+                                      std::sin(b) * std::cos(a),
+                                      std::cos(b),
+                                      offset(rng)};
+        std::vector<double> moved(3 * vertices);
+        std::vector<Triangle3d> corners(triangles);
+        for (std::uint32_t v = 0; v < vertices; ++v) {
+            const Vec3d p = transformPoint(transform, &positions[3 * v]);
+            for (int k = 0; k < 3; ++k) moved[3 * v + k] = p.v[k];
+        }
+        for (std::uint32_t t = 0; t < triangles; ++t)
+            corners[t] = loadTriangle(positions.data(), indices.data(), t, transform);
+        const TriangleSource fromCorners{corners.data(), nullptr, indices.data(), nullptr, nullptr, nullptr};
+        const TriangleSource fromMoved{nullptr, positions.data(), indices.data(), nullptr, nullptr, moved.data()};
+        const TriangleSource fromTransform{nullptr, positions.data(), indices.data(), transform, nullptr, nullptr};
+        for (std::uint32_t t = 0; t < triangles; ++t) {
+            Triangle3d s1, s2, s3;
+            const Triangle3d& x = fromCorners.triangle(t, s1);
+            const Triangle3d& y = fromMoved.triangle(t, s2);
+            const Triangle3d& z = fromTransform.triangle(t, s3);
+            REQUIRE(std::memcmp(&x, &y, sizeof x) == 0);
+            REQUIRE(std::memcmp(&x, &z, sizeof x) == 0);
+        }
+    }
+}
+
 TEST_CASE("Lbvh builds valid trees of every size", "[narrow][lbvh]") {
     const std::uint32_t count = GENERATE(0u, 1u, 2u, 3u, 7u, 100u, 5000u);
     const PlyMesh soup = triangleSoup(count, 0.05, count + 1);

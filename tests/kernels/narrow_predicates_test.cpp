@@ -238,7 +238,7 @@ TEST_CASE("The planes' filter drops only separated pairs, in blocks as pair by p
     }
     std::vector<PlaneMinors> planes;
     for (const Triangle3d& t : corners) planes.push_back(planeMinors(t.p[0], t.p[1], t.p[2]));
-    const TriangleSource source{corners.data(), nullptr, nullptr, nullptr, planes.data()};
+    const TriangleSource source{corners.data(), nullptr, nullptr, nullptr, planes.data(), nullptr};
     std::uniform_int_distribution<std::uint32_t> anyTriangle(0, static_cast<std::uint32_t>(corners.size() - 1));
     int dropped = 0, undecided = 0;
     for (int block = 0; block < 400; ++block) {

@@ -421,14 +421,14 @@ __global__ void __launch_bounds__(cBlockSize)
         const FrontEntry pair = candidates[i];
         tested = !self || !shareVertex(a.indices, leafTriangle(a.nodes[pair.leaf]), leafTriangle(b.nodes[pair.node]));
         TriangleContact contact;
-        const bool meet =
-            tested &&
-            testCandidateLeaves(
-                a.nodes,
-                TriangleSource{nullptr, a.positions, a.indices, a.transform.present ? a.transform.m : nullptr, nullptr},
-                a.mesh, b.nodes,
-                TriangleSource{nullptr, b.positions, b.indices, b.transform.present ? b.transform.m : nullptr, nullptr},
-                b.mesh, self, pair, contact);
+        const bool meet = tested && testCandidateLeaves(
+                                        a.nodes,
+                                        TriangleSource{nullptr, a.positions, a.indices,
+                                                       a.transform.present ? a.transform.m : nullptr, nullptr, nullptr},
+                                        a.mesh, b.nodes,
+                                        TriangleSource{nullptr, b.positions, b.indices,
+                                                       b.transform.present ? b.transform.m : nullptr, nullptr, nullptr},
+                                        b.mesh, self, pair, contact);
         meets[i] = meet ? 1 : 0;
         positions[i] = static_cast<std::uint32_t>(i);
         if (meet) {

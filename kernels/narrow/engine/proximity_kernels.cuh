@@ -116,7 +116,7 @@ __global__ void __launch_bounds__(cBlockSize)
 /// computed from the positions (moved by the side's transform), planes computed by the exact test.
 __device__ __forceinline__ ProximityMeshView proximityViewOf(const DeviceProximitySide& side) {
     return ProximityMeshView{TriangleSource{nullptr, side.positions, side.indices,
-                                            side.transform.present ? side.transform.m : nullptr, nullptr},
+                                            side.transform.present ? side.transform.m : nullptr, nullptr, nullptr},
                              side.indices,
                              side.triangleEdges,
                              side.owned,

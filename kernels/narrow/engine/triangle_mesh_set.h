@@ -234,6 +234,9 @@ private:
         std::uint64_t grownTransform = ~0ull;            ///< transformVersion the world grown tree was made at.
         std::uint64_t grownTopology[2] = {~0ull, ~0ull}; ///< topologyVersion they were made over.
         double grownDistance[2] = {-1, -1};              ///< The distance they were grown by.
+        std::vector<double> movedVertices;               ///< Vertices moved to the world (contact query), x, y, z.
+        std::uint64_t movedCorners = ~0ull;              ///< Own cornersVersion movedVertices were made from.
+        std::uint64_t movedTransform = ~0ull;            ///< transformVersion they were made at.
     };
 
     /// A contact-query front and what it was made for.
@@ -275,6 +278,8 @@ private:
     bool cullsInOwnFrame(const MeshPairQuery& query) const;
     /// The first mesh's own grown tree with its triangles moved to the world as the exact tests
     /// read them (no stored corners or planes): the test view of a query culled in its frame.
+    /// Its vertices are not moved beforehand (moveVertices): a small mesh's few candidates read
+    /// fewer corners than it has vertices.
     MeshView ownFrameViewOf(std::uint32_t index) const;
     /// The candidates of a query culled in its first mesh's own frame (own_frame_bounds.h): the
     /// second mesh's world tree walked with the first's own grown root box moved to the world,
@@ -287,10 +292,15 @@ private:
     std::uint32_t grownFrameOf(std::uint32_t index, bool world) const;
     /// Grows the mesh's leaf boxes and tree by `distance` on up to `threads` threads, unless
     /// they already are, from the same corners, transform and topology (a static mesh is grown
-    /// once). In the world frame the corners are moved as the boxes are made and not stored:
-    /// the contact query's exact tests move the few they read (TriangleSource). Touches only the
-    /// mesh (safe one mesh per thread).
+    /// once). In the world frame the boxes are made from the moved vertices (moveVertices), and
+    /// no corners are stored: the contact query's exact tests read the moved vertices too
+    /// (TriangleSource). Touches only the mesh (safe one mesh per thread).
     void growTree(std::uint32_t index, bool world, double distance, int threads);
+    /// Moves the vertices of a mesh with a transform to the world once (movedVertices), unless
+    /// they already are for its positions and transform: what its world grown boxes and the
+    /// contact query's exact tests read of it, each vertex moved once instead of once per
+    /// triangle corner read. Touches only the mesh.
+    void moveVertices(std::uint32_t index, int threads);
     /// Builds (and hands the device engine) the features of every mesh the queries read, and
     /// the welds of their self queries when options.excludeWelded.
     void prepareFeatures(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options);

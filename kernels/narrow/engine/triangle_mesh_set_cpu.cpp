@@ -296,7 +296,8 @@ MeshView TriangleMeshSetImpl::viewOf(std::uint32_t index, bool world) const {
                     mesh.tree.leafCount(),
                     oriented ? obbs.data() : nullptr,
                     corners.empty() ? nullptr : corners.data(),
-                    planes.empty() ? nullptr : planes.data()};
+                    planes.empty() ? nullptr : planes.data(),
+                    nullptr};
 }
 
 void TriangleMeshSetImpl::orderQueries(const MeshPairQuery* queries, std::uint32_t count) {

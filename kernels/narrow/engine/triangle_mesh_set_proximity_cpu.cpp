@@ -62,12 +62,14 @@ void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double dista
         mesh.grownDistance[frame] == distance && (frame == 0 || mesh.grownTransform == mesh.transformVersion)) {
         return;
     }
+    if (frame == 1) moveVertices(index, threads);
     std::vector<FloatBox>& boxes = mesh.grownBoxes[frame];
     const auto count = static_cast<std::int64_t>(mesh.corners.size());
     boxes.resize(mesh.corners.size());
-    // Own corners as stored; world ones moved as each box is made (the same doubles).
-    const TriangleSource source{frame == 0 ? mesh.corners.data() : nullptr, mesh.positions.data(), mesh.indices.data(),
-                                frame == 1 ? mesh.transform : nullptr, nullptr};
+    // Own corners as stored; world ones from the moved vertices (the same doubles).
+    const TriangleSource source{
+        frame == 0 ? mesh.corners.data() : nullptr,      mesh.positions.data(), mesh.indices.data(), nullptr, nullptr,
+        frame == 1 ? mesh.movedVertices.data() : nullptr};
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
     for (std::int64_t t = 0; t < count; ++t) {
         Triangle3d scratch;
@@ -82,6 +84,20 @@ void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double dista
     mesh.grownTopology[frame] = mesh.topologyVersion;
     mesh.grownDistance[frame] = distance;
     if (frame == 1) mesh.grownTransform = mesh.transformVersion;
+}
+
+void TriangleMeshSetImpl::moveVertices(std::uint32_t index, int threads) {
+    Mesh& mesh = m_meshes[index];
+    if (mesh.movedCorners == mesh.cornersVersion[0] && mesh.movedTransform == mesh.transformVersion) return;
+    const auto count = static_cast<std::int64_t>(mesh.positions.size() / 3);
+    mesh.movedVertices.resize(mesh.positions.size());
+#pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
+    for (std::int64_t v = 0; v < count; ++v) {
+        const Vec3d moved = transformPoint(mesh.transform, &mesh.positions[3 * v]);
+        for (int k = 0; k < 3; ++k) mesh.movedVertices[3 * v + k] = moved.v[k];
+    }
+    mesh.movedCorners = mesh.cornersVersion[0];
+    mesh.movedTransform = mesh.transformVersion;
 }
 
 void TriangleMeshSetImpl::prepareFeatures(const MeshPairQuery* queries, std::uint32_t count,
@@ -139,11 +155,12 @@ MeshView TriangleMeshSetImpl::grownViewOf(std::uint32_t index, bool world) const
     view.nodes = nodes.empty() ? nullptr : nodes.data();
     view.nodeCount = static_cast<std::uint32_t>(nodes.size());
     view.obbs = nullptr;
-    // In the world frame the exact tests move the corners and compute the planes they need: this
-    // query keeps neither (growTree).
+    // In the world frame the exact tests read the moved vertices and compute the planes they
+    // need: this query keeps no corners or planes (growTree).
     if (grownFrameOf(index, world) == 1) {
         view.corners = nullptr;
         view.planes = nullptr;
+        view.moved = m_meshes[index].movedVertices.data();
     }
     return view;
 }

@@ -65,19 +65,33 @@ BULLETGPU_HD Triangle3d loadTriangle(const float* positions, const std::uint32_t
     return tri;
 }
 
+/// Triangle `t` of a mesh whose vertices are already in double (x, y, z per vertex).
+BULLETGPU_HD Triangle3d loadMovedTriangle(const double* moved, const std::uint32_t* indices, std::uint32_t t) {
+    Triangle3d tri;
+    for (int c = 0; c < 3; ++c) {
+        const double* v = moved + 3 * static_cast<std::size_t>(indices[3 * static_cast<std::size_t>(t) + c]);
+        tri.p[c] = Vec3d{{v[0], v[1], v[2]}};
+    }
+    return tri;
+}
+
 /// Where the exact test reads a mesh's triangles: corners computed once per frame in the query's
-/// frame, or else the positions moved by the transform (the same doubles either way).
+/// frame, the vertices moved once per frame, or else the positions moved by the transform as
+/// each triangle is read (the same doubles in all three).
 struct TriangleSource {
     const Triangle3d* corners;    ///< Corners of each triangle, or null.
     const float* positions;       ///< x, y, z per vertex (own frame).
     const std::uint32_t* indices; ///< Three vertex indices per triangle.
     const double* transform;      ///< Row-major 3x4 [R | t], or null.
     const PlaneMinors* planes;    ///< Plane minors of each triangle's corners, or null.
+    const double* moved;          ///< x, y, z per vertex in the query's frame (transformPoint of each
+                                  ///< position), or null.
 
     /// Triangle t in the query's frame: the stored corners, or `scratch` filled with them.
     BULLETGPU_HD const Triangle3d& triangle(std::uint32_t t, Triangle3d& scratch) const {
         if (corners != nullptr) return corners[t];
-        scratch = loadTriangle(positions, indices, t, transform);
+        scratch =
+            moved != nullptr ? loadMovedTriangle(moved, indices, t) : loadTriangle(positions, indices, t, transform);
         return scratch;
     }
     /// The plane minors of triangle t, or null when the test computes them.

@@ -28,11 +28,12 @@ struct MeshView {
     const NarrowObb* obbs;        ///< OBB of each node in the query's frame, or null (boxes only).
     const Triangle3d* corners;    ///< Corners of each triangle in the query's frame, or null.
     const PlaneMinors* planes;    ///< Plane minors of each triangle's corners, or null.
+    const double* moved;          ///< Vertices in the query's frame in double (TriangleSource::moved), or null.
 };
 
 /// Where the exact test reads the view's triangles.
 inline TriangleSource sourceOf(const MeshView& view) {
-    return TriangleSource{view.corners, view.positions, view.indices, view.transform, view.planes};
+    return TriangleSource{view.corners, view.positions, view.indices, view.transform, view.planes, view.moved};
 }
 
 /// One query: two meshes, or one mesh against itself (self: pairs sharing a vertex skipped).

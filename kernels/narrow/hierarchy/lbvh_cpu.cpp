@@ -167,13 +167,20 @@ void Lbvh::sweepUp(SetLeaf setLeaf, MergeInto mergeInto, int threads) {
 }
 
 void Lbvh::refitInto(const FloatBox* leafBoxes, std::vector<LbvhNode>& out, int threads) {
-    if (&out != &m_nodes) out = m_nodes;
+    // Every node is written whole as the sweep passes it: a copy's links come with its box, with
+    // no separate pass copying the tree first.
+    out.resize(m_nodes.size());
+    const LbvhNode* tree = m_nodes.data();
     LbvhNode* nodes = out.data();
-    sweepUp([&](std::uint32_t t, std::uint32_t node) { nodes[node].box = leafBoxes[t]; },
-            [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
-                nodes[parent].box = mergeBoxes(nodes[left].box, nodes[right].box);
-            },
-            threads);
+    sweepUp(
+        [&](std::uint32_t t, std::uint32_t node) {
+            nodes[node] = LbvhNode{leafBoxes[t], tree[node].child, tree[node].parent};
+        },
+        [&](std::uint32_t parent, std::uint32_t left, std::uint32_t right) {
+            nodes[parent] =
+                LbvhNode{mergeBoxes(nodes[left].box, nodes[right].box), tree[parent].child, tree[parent].parent};
+        },
+        threads);
 }
 
 void Lbvh::refitObbs(const Triangle3d* triangles, std::vector<NarrowObb>& out, bool keepAxes,

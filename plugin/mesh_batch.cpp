@@ -6,6 +6,7 @@
 
 #include "backend_choice.h"
 #include "narrow_backend_choice.h"
+#include "kernels/common/omp_team.h"
 #include "kernels/common/stopwatch.h"
 #include "kernels/narrow/geometry/manifold_contact.h"
 
@@ -21,6 +22,10 @@
 
 namespace bulletgpu::detail {
 namespace {
+
+/// From this many feature contacts in a run, their conversion to solver contacts splits over
+/// the threads.
+constexpr std::size_t cParallelContacts = 4096;
 
 /// The triangle of a feature for Bullet's shape identifiers.
 std::uint32_t triangleOf(const MeshShapeGeometry& g, ProximityKind kind, bool sideA, std::uint32_t feature) {
@@ -57,7 +62,7 @@ MeshBatch::MeshBatch(const NarrowConfig& config)
 MeshBatch::MeshBatch(const NarrowConfig& config, const NarrowBackendChoice& backend)
     : m_config(config), m_description(backend.line),
       m_set(backend.backend, backend.backend == Backend::Cuda ? config.cudaDevice : cpuThreads(config.threads)),
-      m_instances(m_set) {
+      m_instances(m_set), m_threads(cpuThreads(config.threads)) {
     m_set.setTraversal(config.traversal);
     if (config.logBackendChoice) log(m_description);
 }
@@ -156,29 +161,52 @@ void MeshBatch::run() {
     m_stats.queryMs = m_set.stats().buildMs + m_set.stats().refitMs + m_set.stats().traverseMs;
     m_stats.triangleTests = m_set.stats().triangleTests;
     m_stats.featureContacts = m_contacts.size();
-    std::size_t next = 0;
+    convertContacts();
     for (std::size_t q = 0; q < m_order.size(); ++q) {
-        const MeshRequest& request = m_requests[m_order[q]];
-        const bool swapped = m_queries[q].meshA != request.mesh[0];
-        const ContactSurface a = m_instances.surface(request.mesh[0]), b = m_instances.surface(request.mesh[1]);
-        const double threshold = reachOf(request) - m_instances.geometry(request.mesh[0]).margin -
-                                 m_instances.geometry(request.mesh[1]).margin;
         m_solver.clear();
-        for (; next < m_contacts.size() && m_contacts[next].meshA == m_queries[q].meshA &&
-               m_contacts[next].meshB == m_queries[q].meshB;
-             ++next) {
-            ProximityContact solver;
-            const ProximityContact contact = swapped ? swappedSides(m_contacts[next]) : m_contacts[next];
-            if (manifoldContact(contact, a, b, solver) && solver.distance <= threshold) {
-                m_solver.push_back(solver);
-            }
+        for (std::size_t i = m_queryContacts[q]; i < m_queryContacts[q + 1]; ++i) {
+            if (m_kept[i] != 0) m_solver.push_back(m_converted[i]);
         }
         m_stats.solverContacts += m_solver.size();
-        reduceAndWrite(request, threshold);
+        reduceAndWrite(m_requests[m_order[q]], m_thresholds[q]);
     }
     runSpheres();
     m_requests.clear();
     m_stats.totalMs = millisecondsSince(start);
+}
+
+void MeshBatch::convertContacts() {
+    // Each query's feature contacts (they come in m_queries' order) and solver threshold.
+    const std::size_t queries = m_order.size();
+    m_queryContacts.assign(queries + 1, 0);
+    m_thresholds.resize(queries);
+    std::size_t next = 0;
+    for (std::size_t q = 0; q < queries; ++q) {
+        m_queryContacts[q] = next;
+        while (next < m_contacts.size() && m_contacts[next].meshA == m_queries[q].meshA &&
+               m_contacts[next].meshB == m_queries[q].meshB)
+            ++next;
+        const MeshRequest& request = m_requests[m_order[q]];
+        m_thresholds[q] = reachOf(request) - m_instances.geometry(request.mesh[0]).margin -
+                          m_instances.geometry(request.mesh[1]).margin;
+    }
+    m_queryContacts[queries] = next;
+    m_converted.resize(m_contacts.size());
+    m_kept.resize(m_contacts.size());
+    // Each contact on its own (manifoldContact reads the surfaces only), so the queries split
+    // over the threads; the manifolds are written afterwards, on the calling thread.
+    const auto count = static_cast<std::int64_t>(queries);
+    const int team = threadsForRegion(next >= cParallelContacts ? m_threads : 1);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(dynamic, 8)
+    for (std::int64_t q = 0; q < count; ++q) {
+        const MeshRequest& request = m_requests[m_order[q]];
+        const bool swapped = m_queries[q].meshA != request.mesh[0];
+        const ContactSurface a = m_instances.surface(request.mesh[0]), b = m_instances.surface(request.mesh[1]);
+        for (std::size_t i = m_queryContacts[q]; i < m_queryContacts[q + 1]; ++i) {
+            const ProximityContact contact = swapped ? swappedSides(m_contacts[i]) : m_contacts[i];
+            m_kept[i] = manifoldContact(contact, a, b, m_converted[i]) && m_converted[i].distance <= m_thresholds[q];
+        }
+    }
 }
 
 double MeshBatch::reachOf(const MeshRequest& request) const {

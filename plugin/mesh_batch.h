@@ -81,6 +81,10 @@ private:
     void runSpheres();
     /// Writes a sphere request's manifold from its centre's point contacts [begin, end).
     void writeSphere(const MeshRequest& request, const PointContact* begin, const PointContact* end);
+    /// Turns every feature contact of the run into a solver contact (manifoldContact) and marks
+    /// those kept (within their query's threshold), the queries split over the threads; fills
+    /// m_queryContacts, m_thresholds, m_converted and m_kept.
+    void convertContacts();
     /// Reduces m_solver (a request's solver contacts) to at most 4, holding the manifold's
     /// points, and writes them.
     void reduceAndWrite(const MeshRequest& request, double threshold);
@@ -94,17 +98,22 @@ private:
     std::string m_description;
     TriangleMeshSet m_set;
     MeshInstances m_instances;
+    int m_threads; ///< Host threads for the contacts' conversion.
     bool m_open = false;
     bool m_loggedSkip = false;
     std::uint64_t m_pass = 0; ///< Runs so far (deformations are looked for once per run).
     std::vector<MeshRequest> m_requests;
     std::vector<std::uint32_t> m_order; ///< Queried requests by engine mesh pair.
     std::vector<MeshPairQuery> m_queries;
-    std::vector<ProximityContact> m_contacts; ///< The engine's feature contacts.
-    std::vector<ProximityContact> m_solver;   ///< One pair's solver contacts.
-    std::vector<std::uint32_t> m_spheres;     ///< Queued sphere requests.
-    std::vector<float> m_centres;             ///< One mesh's sphere centres.
-    std::vector<PointContact> m_points;       ///< Their contacts with the mesh.
+    std::vector<ProximityContact> m_contacts;  ///< The engine's feature contacts.
+    std::vector<std::size_t> m_queryContacts;  ///< Query q's feature contacts: [m_queryContacts[q], [q + 1]).
+    std::vector<double> m_thresholds;          ///< Query q's largest solver distance.
+    std::vector<ProximityContact> m_converted; ///< Each feature contact as a solver contact.
+    std::vector<std::uint8_t> m_kept;          ///< Whether it is one (manifoldContact, within the threshold).
+    std::vector<ProximityContact> m_solver;    ///< One pair's solver contacts.
+    std::vector<std::uint32_t> m_spheres;      ///< Queued sphere requests.
+    std::vector<float> m_centres;              ///< One mesh's sphere centres.
+    std::vector<PointContact> m_points;        ///< Their contacts with the mesh.
     MeshBatchStats m_stats;
 };
 

@@ -234,9 +234,7 @@ private:
         std::uint64_t grownTransform = ~0ull;            ///< transformVersion the world grown tree was made at.
         std::uint64_t grownTopology[2] = {~0ull, ~0ull}; ///< topologyVersion they were made over.
         double grownDistance[2] = {-1, -1};              ///< The distance they were grown by.
-        std::vector<double> movedVertices;               ///< Vertices moved to the world (contact query), x, y, z.
-        std::uint64_t movedCorners = ~0ull;              ///< Own cornersVersion movedVertices were made from.
-        std::uint64_t movedTransform = ~0ull;            ///< transformVersion they were made at.
+        std::vector<double> movedVertices;               ///< Vertices moved to the world with the world grown tree.
     };
 
     /// A contact-query front and what it was made for.
@@ -296,10 +294,10 @@ private:
     /// no corners are stored: the contact query's exact tests read the moved vertices too
     /// (TriangleSource). Touches only the mesh (safe one mesh per thread).
     void growTree(std::uint32_t index, bool world, double distance, int threads);
-    /// Moves the vertices of a mesh with a transform to the world once (movedVertices), unless
-    /// they already are for its positions and transform: what its world grown boxes and the
-    /// contact query's exact tests read of it, each vertex moved once instead of once per
-    /// triangle corner read. Touches only the mesh.
+    /// Moves the vertices of a mesh with a transform to the world (movedVertices), as growTree
+    /// makes its world grown tree (so they are current exactly when that tree is): what those
+    /// boxes and the contact query's exact tests read of it, each vertex moved once instead of
+    /// once per triangle corner read. Touches only the mesh.
     void moveVertices(std::uint32_t index, int threads);
     /// Builds (and hands the device engine) the features of every mesh the queries read, and
     /// the welds of their self queries when options.excludeWelded.

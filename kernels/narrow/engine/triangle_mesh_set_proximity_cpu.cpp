@@ -88,7 +88,6 @@ void TriangleMeshSetImpl::growTree(std::uint32_t index, bool world, double dista
 
 void TriangleMeshSetImpl::moveVertices(std::uint32_t index, int threads) {
     Mesh& mesh = m_meshes[index];
-    if (mesh.movedCorners == mesh.cornersVersion[0] && mesh.movedTransform == mesh.transformVersion) return;
     const auto count = static_cast<std::int64_t>(mesh.positions.size() / 3);
     mesh.movedVertices.resize(mesh.positions.size());
 #pragma omp parallel for num_threads(threads) schedule(static) if (count >= 4096)
@@ -96,8 +95,6 @@ void TriangleMeshSetImpl::moveVertices(std::uint32_t index, int threads) {
         const Vec3d moved = transformPoint(mesh.transform, &mesh.positions[3 * v]);
         for (int k = 0; k < 3; ++k) mesh.movedVertices[3 * v + k] = moved.v[k];
     }
-    mesh.movedCorners = mesh.cornersVersion[0];
-    mesh.movedTransform = mesh.transformVersion;
 }
 
 void TriangleMeshSetImpl::prepareFeatures(const MeshPairQuery* queries, std::uint32_t count,

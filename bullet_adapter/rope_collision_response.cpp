@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/rope_collision_response.h"
 
+#include "kernels/common/omp_team.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,7 +10,7 @@ namespace bulletgpu {
 
 namespace {
 
-/// Projects nodes i and j to the sum of their radii apart (see projectRopePairs); returns the
+/// Projects nodes i and j to the sum of their radii apart (see RopePairProjection); returns the
 /// shortfall it corrected.
 double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
     const double weightSum = m.inverseMass[i] + m.inverseMass[j];
@@ -17,8 +19,9 @@ double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
     for (int k = 0; k < 3; ++k) gap[k] = m.end[3 * i + k] - m.end[3 * j + k];
     const double distance2 = gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2];
     const double target = m.radius[i] + m.radius[j];
-    // Most listed pairs are apart: settled on squares, before the root and the start positions.
-    if (distance2 >= target * target) return 0;
+    // Most listed pairs are apart: settled on squares, before the root and the start positions
+    // (as is a pair with a position that is not finite).
+    if (!(distance2 < target * target)) return 0;
     const double distance = std::sqrt(distance2);
     if (distance >= target) return 0;
     for (int k = 0; k < 3; ++k) startGap[k] = m.start[3 * i + k] - m.start[3 * j + k];
@@ -61,16 +64,139 @@ double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
     return push;
 }
 
+/// Bins of the histogram that cuts the nodes into slabs.
+constexpr std::uint32_t cBins = 1024;
+/// About this many nodes, evenly spaced in the list, place the cut.
+constexpr std::uint32_t cCutSamples = 8192;
+
+/// The groups of phase `phase` (0: inside slabs, 1: even boundaries, 2: odd, 3: across several)
+/// as [first, first + count * stride) with that stride.
+struct PhaseGroups {
+    std::uint32_t first, count, stride;
+};
+
+PhaseGroups phaseGroups(int phase, std::uint32_t slabs) {
+    switch (phase) {
+        case 0:
+            return PhaseGroups{0, slabs, 1};
+        case 1:
+            return PhaseGroups{slabs, slabs / 2, 2};
+        case 2:
+            return PhaseGroups{slabs + 1, (slabs - 1) / 2, 2};
+        default:
+            return PhaseGroups{2 * slabs - 1, 1, 1};
+    }
+}
+
 } // namespace
 
-double projectRopePairs(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count, int iterations) {
-    double largest = 0;
-    for (int iteration = 0; iteration < iterations; ++iteration)
-        for (std::size_t p = 0; p < count; ++p) {
-            const double shortfall = projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]);
-            if (iteration == 0) largest = std::max(largest, shortfall);
+void RopePairProjection::assignSlabs(const RopeNodes& nodes, int team) {
+    m_slab.resize(nodes.count);
+    // The cut is only a balance between the groups: every stride-th node places it.
+    const std::uint32_t stride = std::max<std::uint32_t>(1, nodes.count / cCutSamples);
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (std::uint32_t i = 0; i < nodes.count; i += stride) {
+        for (int k = 0; k < 3; ++k) {
+            const double x = nodes.end[3 * i + k];
+            if (!std::isfinite(x)) continue;
+            lo[k] = std::min(lo[k], x);
+            hi[k] = std::max(hi[k], x);
         }
+    }
+    int axis = 0;
+    for (int k = 1; k < 3; ++k)
+        if (hi[k] - lo[k] > hi[axis] - lo[axis]) axis = k;
+    const double extent = hi[axis] - lo[axis];
+    // No spread (or nothing finite): one slab, the groups' order is the list's.
+    if (!(extent > 0) || !std::isfinite(extent)) {
+        std::fill(m_slab.begin(), m_slab.end(), 0);
+        return;
+    }
+    const double scale = cBins / extent;
+    // A node's bin, those beyond the samples' range in the end bins; one that is not finite
+    // goes to the first.
+    const auto binOf = [&](std::uint32_t i) {
+        const double t = (nodes.end[3 * i + axis] - lo[axis]) * scale;
+        if (!(t >= 0)) return std::uint32_t{0};
+        return t >= cBins - 1 ? cBins - 1 : static_cast<std::uint32_t>(t);
+    };
+    m_histogram.assign(cBins, 0);
+    std::uint64_t samples = 0;
+    for (std::uint32_t i = 0; i < nodes.count; i += stride, ++samples) ++m_histogram[binOf(i)];
+    // Each bin goes whole to the slab its first sample's rank falls in.
+    std::uint64_t before = 0;
+    for (std::uint32_t& bin : m_histogram) {
+        const std::uint64_t inBin = bin;
+        bin = static_cast<std::uint32_t>(before * cSlabs / samples);
+        before += inBin;
+    }
+    const auto count = static_cast<std::int64_t>(nodes.count);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) m_slab[i] = m_histogram[binOf(static_cast<std::uint32_t>(i))];
+}
+
+void RopePairProjection::groupPairs(const std::uint32_t* pairs, std::size_t count, int team) {
+    m_pairGroup.resize(count);
+    const auto pairCount = static_cast<std::int64_t>(count);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+    for (std::int64_t p = 0; p < pairCount; ++p) {
+        const std::uint32_t a = m_slab[pairs[2 * p]], b = m_slab[pairs[2 * p + 1]];
+        const std::uint32_t low = std::min(a, b), high = std::max(a, b);
+        m_pairGroup[p] = static_cast<std::uint8_t>(low == high ? low : (high == low + 1 ? cSlabs + low : cGroups - 1));
+    }
+    m_groupStarts.assign(cGroups + 1, 0);
+    for (const std::uint8_t g : m_pairGroup) ++m_groupStarts[g + 1];
+    for (std::uint32_t g = 0; g < cGroups; ++g) m_groupStarts[g + 1] += m_groupStarts[g];
+    m_grouped.resize(2 * count);
+    std::uint32_t next[cGroups]; // Each group's next place.
+    std::copy(m_groupStarts.begin(), m_groupStarts.end() - 1, next);
+    for (std::size_t p = 0; p < count; ++p) {
+        const std::uint32_t at = next[m_pairGroup[p]]++;
+        m_grouped[2 * static_cast<std::size_t>(at)] = pairs[2 * p];
+        m_grouped[2 * static_cast<std::size_t>(at) + 1] = pairs[2 * p + 1];
+    }
+}
+
+double RopePairProjection::projectGroup(const RopeNodes& nodes, std::uint32_t g) const {
+    double largest = 0;
+    for (std::uint32_t p = m_groupStarts[g]; p < m_groupStarts[g + 1]; ++p) {
+        largest = std::max(largest, projectPair(nodes, m_grouped[2 * static_cast<std::size_t>(p)],
+                                                m_grouped[2 * static_cast<std::size_t>(p) + 1]));
+    }
     return largest;
+}
+
+double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count,
+                                   int iterations, int threads) {
+    if (count < cGroupedFrom) {
+        double largest = 0;
+        for (int iteration = 0; iteration < iterations; ++iteration)
+            for (std::size_t p = 0; p < count; ++p) {
+                const double shortfall = projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]);
+                if (iteration == 0) largest = std::max(largest, shortfall);
+            }
+        return largest;
+    }
+    const int team = threadsForRegion(threads);
+    assignSlabs(nodes, team);
+    groupPairs(pairs, count, team);
+    m_largest.assign(cGroups, 0);
+    // Every thread meets the same loops; each phase's groups share no node, and a phase ends at
+    // the barrier of its loop.
+#pragma omp parallel num_threads(team) if (team > 1)
+    for (int iteration = 0; iteration < iterations; ++iteration) {
+        for (int phase = 0; phase < 4; ++phase) {
+            const PhaseGroups groups = phaseGroups(phase, cSlabs);
+            const auto groupCount = static_cast<std::int64_t>(groups.count);
+#pragma omp for schedule(dynamic, 1)
+            for (std::int64_t k = 0; k < groupCount; ++k) {
+                const std::uint32_t g = groups.first + static_cast<std::uint32_t>(k) * groups.stride;
+                const double largest = projectGroup(nodes, g);
+                if (iteration == 0) m_largest[g] = largest;
+            }
+        }
+    }
+    return *std::max_element(m_largest.begin(), m_largest.end());
 }
 
 } // namespace bulletgpu

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 /// The response to rope contacts on flat buffers (no Bullet type): node pairs of one or several
 /// ropes, each node a sphere, pushed apart to the sum of their radii.
@@ -19,18 +20,53 @@ struct RopeNodes {
     const double* friction = nullptr;    ///< Friction coefficient per node (its rope's kDF); null: none.
 };
 
-/// Pushes every pair of nodes of `pairs` (two node indices each) that is closer than the sum of
-/// their radii at the end to that distance, `iterations` times in order (Gauss-Seidel), each
-/// node by its share of the pair's inverse masses. The direction is from the second node to the
-/// first at the end, turned around when it points against their direction at the start (they
-/// passed through each other during the step), or the start direction when they coincide.
-/// With friction (position-based, as Macklin et al. 2014, "Unified Particle Physics for
-/// Real-Time Applications", 6.1): the pair's relative move over the step across that direction
-/// is then taken away, shared as the push, entirely while it is within mu times the push (the
-/// nodes stick), else cut by mu times the push (they slide); mu is the larger coefficient of
-/// the two nodes.
-/// Returns the largest shortfall (sum of radii minus separation) the first pass found, 0 when
-/// every pair was apart.
-double projectRopePairs(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count, int iterations);
+/// Projects rope node pairs apart, on OpenMP threads, with the same result for any thread count.
+///
+/// Every pair of nodes closer than the sum of their radii at the end is pushed to that distance,
+/// `iterations` times (Gauss-Seidel), each node by its share of the pair's inverse masses. The
+/// direction is from the second node to the first at the end, turned around when it points
+/// against their direction at the start (they passed through each other during the step), or the
+/// start direction when they coincide. With friction (position-based, as Macklin et al. 2014,
+/// "Unified Particle Physics for Real-Time Applications", 6.1): the pair's relative move over the
+/// step across that direction is then taken away, shared as the push, entirely while it is within
+/// mu times the push (the nodes stick), else cut by mu times the push (they slide); mu is the
+/// larger coefficient of the two nodes. A pair with a position that is not finite is left alone.
+///
+/// The order. Below cGroupedFrom pairs, each pass takes the pairs in list order. From there, the
+/// nodes are cut into cSlabs slabs of about equal counts (of evenly spaced samples) along the
+/// axis their end positions spread most on (when a pass starts: they move within it), and each pass takes, in this
+/// order: the pairs inside each slab; those across each even boundary (slabs 2k and 2k + 1); those across each odd one;
+/// those across more than one boundary; each group in list order. The groups of one phase share no node, so they run on
+/// the threads in any order with the same result.
+class RopePairProjection {
+public:
+    /// Below this many pairs, list order on one thread.
+    static constexpr std::size_t cGroupedFrom = 4096;
+    /// Slabs of the grouped order (a constant, so that the order does not depend on threads).
+    static constexpr std::uint32_t cSlabs = 16;
+
+    /// Projects `count` pairs (two node indices each) `iterations` times on up to `threads`
+    /// threads. Returns the largest shortfall (sum of radii minus separation) the first pass found,
+    /// 0 when every pair was apart.
+    double project(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count, int iterations, int threads);
+
+private:
+    /// Groups: slabs, then the cSlabs - 1 boundaries, then one for pairs across several.
+    static constexpr std::uint32_t cGroups = 2 * cSlabs;
+
+    /// Cuts the nodes into slabs (m_slab) along their widest axis, on `team` threads.
+    void assignSlabs(const RopeNodes& nodes, int team);
+    /// Sorts the pairs into groups (m_grouped, m_groupStarts), each in list order.
+    void groupPairs(const std::uint32_t* pairs, std::size_t count, int team);
+    /// Projects group g once; returns the largest shortfall in it.
+    double projectGroup(const RopeNodes& nodes, std::uint32_t g) const;
+
+    std::vector<std::uint32_t> m_slab;        ///< Slab per node.
+    std::vector<std::uint32_t> m_histogram;   ///< Nodes per bin of the widest axis.
+    std::vector<std::uint8_t> m_pairGroup;    ///< Group per pair.
+    std::vector<std::uint32_t> m_groupStarts; ///< Where each group starts in m_grouped (cGroups + 1).
+    std::vector<std::uint32_t> m_grouped;     ///< Pairs (two node indices each) by group.
+    std::vector<double> m_largest;            ///< Largest first-pass shortfall per group.
+};
 
 } // namespace bulletgpu

@@ -163,7 +163,8 @@ void SoftRopeChains::projectRounds(int iterations, int rounds) {
         ++m_rounds;
         updatePairs();
         if (round == 0) m_roundPairs = m_pairs.size() / 2;
-        if (!(projectRopePairs(nodes, m_pairs.data(), m_pairs.size() / 2, iterations) > cSettledShortfall * m_thinnest))
+        if (!(m_projection.project(nodes, m_pairs.data(), m_pairs.size() / 2, iterations, m_threads) >
+              cSettledShortfall * m_thinnest))
             break;
     }
 }

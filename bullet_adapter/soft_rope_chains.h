@@ -148,11 +148,12 @@ private:
     std::vector<float> m_radii;           ///< Float radii for the chain set.
     std::vector<ChainContact> m_contacts; ///< The query's output.
     std::vector<std::uint32_t> m_pairs;   ///< Node pairs (concatenated indices) to project.
+    RopePairProjection m_projection;      ///< Projects m_pairs on the threads.
     std::uint32_t m_queryNeighbours = 0;  ///< The query's neighbour exclusion (the ropes' least).
     double m_thinnest = 0;                ///< The least thickness of the ropes.
     std::uint64_t m_pairCount = 0;        ///< Pairs of the last collide()'s first round.
     std::uint64_t m_roundPairs = 0;       ///< Pairs of the first round of the last projectRounds().
-    int m_threads;                        ///< OpenMP threads of the link CCD.
+    int m_threads;                        ///< OpenMP threads of the projection and the link CCD.
     std::uint32_t m_rounds = 0;           ///< Rounds of the last collide().
     std::uint32_t m_queries = 0;          ///< Of them, rounds that queried.
     std::uint32_t m_moverUpdates = 0;     ///< See moverUpdates().

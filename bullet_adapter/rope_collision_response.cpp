@@ -4,6 +4,7 @@
 #include "kernels/common/omp_team.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 
 namespace bulletgpu {
@@ -177,7 +178,12 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
             }
         return largest;
     }
-    const int team = threadsForRegion(threads);
+    if (threads != m_tunedThreads) {
+        m_tuner = ThreadTuner(threads);
+        m_tunedThreads = threads;
+    }
+    const auto begin = std::chrono::steady_clock::now();
+    const int team = threadsForRegion(m_tuner.threadsForNextUpdate());
     assignSlabs(nodes, team);
     groupPairs(pairs, count, team);
     m_largest.assign(cGroups, 0);
@@ -196,6 +202,9 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
             }
         }
     }
+    // Per pair visit, so that calls with different lists compare.
+    m_tuner.record(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count() /
+                   (static_cast<double>(count) * std::max(iterations, 1)));
     return *std::max_element(m_largest.begin(), m_largest.end());
 }
 

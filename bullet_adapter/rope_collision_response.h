@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "kernels/common/thread_tuner.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -67,6 +69,8 @@ private:
     std::vector<std::uint32_t> m_groupStarts; ///< Where each group starts in m_grouped (cGroups + 1).
     std::vector<std::uint32_t> m_grouped;     ///< Pairs (two node indices each) by group.
     std::vector<double> m_largest;            ///< Largest first-pass shortfall per group.
+    ThreadTuner m_tuner{1};                   ///< One thread or the team, by timing.
+    int m_tunedThreads = 1;                   ///< The `threads` m_tuner was made for.
 };
 
 } // namespace bulletgpu

@@ -89,6 +89,13 @@ PhaseGroups phaseGroups(int phase, std::uint32_t slabs) {
     }
 }
 
+/// The phase group g runs in.
+int phaseOf(std::uint32_t g, std::uint32_t slabs) {
+    if (g < slabs) return 0;
+    if (g == 2 * slabs - 1) return 3;
+    return (g - slabs) % 2 == 0 ? 1 : 2;
+}
+
 } // namespace
 
 void RopePairProjection::assignSlabs(const RopeNodes& nodes, int team) {
@@ -143,15 +150,21 @@ void RopePairProjection::groupPairs(const std::uint32_t* pairs, std::size_t coun
     for (std::int64_t p = 0; p < pairCount; ++p) {
         const std::uint32_t a = m_slab[pairs[2 * p]], b = m_slab[pairs[2 * p + 1]];
         const std::uint32_t low = std::min(a, b), high = std::max(a, b);
-        m_pairGroup[p] = static_cast<std::uint8_t>(low == high ? low : (high == low + 1 ? cSlabs + low : cGroups - 1));
+        const std::uint32_t g = low == high ? low : (high == low + 1 ? cSlabs + low : cGroups - 1);
+        // One thread takes each phase in list order: the same result (see RopePairProjection).
+        m_pairGroup[p] = static_cast<std::uint8_t>(team > 1 ? g : static_cast<std::uint32_t>(phaseOf(g, cSlabs)));
     }
+    // One thread reads the pairs inside slabs (phase 0, most of them) from the list itself.
+    const bool listed = team == 1;
     m_groupStarts.assign(cGroups + 1, 0);
-    for (const std::uint8_t g : m_pairGroup) ++m_groupStarts[g + 1];
+    for (const std::uint8_t g : m_pairGroup)
+        if (!listed || g != 0) ++m_groupStarts[g + 1];
     for (std::uint32_t g = 0; g < cGroups; ++g) m_groupStarts[g + 1] += m_groupStarts[g];
-    m_grouped.resize(2 * count);
+    m_grouped.resize(2 * static_cast<std::size_t>(m_groupStarts[cGroups]));
     std::uint32_t next[cGroups]; // Each group's next place.
     std::copy(m_groupStarts.begin(), m_groupStarts.end() - 1, next);
     for (std::size_t p = 0; p < count; ++p) {
+        if (listed && m_pairGroup[p] == 0) continue;
         const std::uint32_t at = next[m_pairGroup[p]]++;
         m_grouped[2 * static_cast<std::size_t>(at)] = pairs[2 * p];
         m_grouped[2 * static_cast<std::size_t>(at) + 1] = pairs[2 * p + 1];
@@ -187,18 +200,34 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
     assignSlabs(nodes, team);
     groupPairs(pairs, count, team);
     m_largest.assign(cGroups, 0);
-    // Every thread meets the same loops; each phase's groups share no node, and a phase ends at
-    // the barrier of its loop.
-#pragma omp parallel num_threads(team) if (team > 1)
-    for (int iteration = 0; iteration < iterations; ++iteration) {
-        for (int phase = 0; phase < 4; ++phase) {
-            const PhaseGroups groups = phaseGroups(phase, cSlabs);
-            const auto groupCount = static_cast<std::int64_t>(groups.count);
+    if (team == 1) {
+        // Each phase a run of groups that share no node, in list order: the first read from the
+        // list, the others from m_grouped (m_groupStarts holds the phases).
+        for (int iteration = 0; iteration < iterations; ++iteration) {
+            double largest = 0;
+            for (std::size_t p = 0; p < count; ++p)
+                if (m_pairGroup[p] == 0)
+                    largest = std::max(largest, projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]));
+            if (iteration == 0) m_largest[0] = largest;
+            for (std::uint32_t phase = 1; phase < 4; ++phase) {
+                const double inPhase = projectGroup(nodes, phase);
+                if (iteration == 0) m_largest[phase] = inPhase;
+            }
+        }
+    } else {
+        // Every thread meets the same loops; each phase's groups share no node, and a phase ends
+        // at the barrier of its loop.
+#pragma omp parallel num_threads(team)
+        for (int iteration = 0; iteration < iterations; ++iteration) {
+            for (int phase = 0; phase < 4; ++phase) {
+                const PhaseGroups groups = phaseGroups(phase, cSlabs);
+                const auto groupCount = static_cast<std::int64_t>(groups.count);
 #pragma omp for schedule(dynamic, 1)
-            for (std::int64_t k = 0; k < groupCount; ++k) {
-                const std::uint32_t g = groups.first + static_cast<std::uint32_t>(k) * groups.stride;
-                const double largest = projectGroup(nodes, g);
-                if (iteration == 0) m_largest[g] = largest;
+                for (std::int64_t k = 0; k < groupCount; ++k) {
+                    const std::uint32_t g = groups.first + static_cast<std::uint32_t>(k) * groups.stride;
+                    const double largest = projectGroup(nodes, g);
+                    if (iteration == 0) m_largest[g] = largest;
+                }
             }
         }
     }

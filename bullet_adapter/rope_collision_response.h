@@ -36,17 +36,18 @@ struct RopeNodes {
 ///
 /// The order. Below cGroupedFrom pairs, each pass takes the pairs in list order. From there, the
 /// nodes are cut into cSlabs slabs of about equal counts (of evenly spaced samples) along the
-/// axis their end positions spread most on (when a pass starts: they move within it), and each pass takes, in this
-/// order: the pairs inside each slab; those across each even boundary (slabs 2k and 2k + 1); those across each odd one;
-/// those across more than one boundary; each group in list order. The groups of one phase share no node, so they run on
-/// the threads in any order with the same result.
+/// axis their end positions spread most on (when a pass starts: they move within it), and each
+/// pass takes, in this order: the pairs inside each slab; those across each even boundary (slabs
+/// 2k and 2k + 1); those across each odd one; those across more than one boundary; each group in
+/// list order. The groups of one phase share no node, so they run on the threads in any order
+/// with the same result; one thread takes each phase's pairs in list order (the same result,
+/// with the list's locality).
 class RopePairProjection {
 public:
     /// Below this many pairs, list order on one thread.
     static constexpr std::size_t cGroupedFrom = 4096;
     /// Slabs of the grouped order (a constant, so that the order does not depend on threads). On
-    /// one thread the grouped order costs more than list order (the pile of ten 10,000-node ropes,
-    /// same inputs: 8% with 4 or 8 slabs, 13.5% with 16), so the team sizes this serves are small.
+    /// two threads 8 slabs balance well and few pairs cross (about 4%).
     static constexpr std::uint32_t cSlabs = 8;
 
     /// Projects `count` pairs (two node indices each) `iterations` times on up to `threads`
@@ -60,15 +61,16 @@ private:
 
     /// Cuts the nodes into slabs (m_slab) along their widest axis, on `team` threads.
     void assignSlabs(const RopeNodes& nodes, int team);
-    /// Sorts the pairs into groups (m_grouped, m_groupStarts), each in list order.
+    /// Sorts the pairs, each group's in list order, into m_grouped with m_groupStarts: by group for
+    /// a team; by phase for one thread, which leaves the first phase's in the list.
     void groupPairs(const std::uint32_t* pairs, std::size_t count, int team);
-    /// Projects group g once; returns the largest shortfall in it.
+    /// Projects the pairs of m_groupStarts' range g once; returns the largest shortfall in it.
     double projectGroup(const RopeNodes& nodes, std::uint32_t g) const;
 
     std::vector<std::uint32_t> m_slab;        ///< Slab per node.
     std::vector<std::uint32_t> m_histogram;   ///< Nodes per bin of the widest axis.
-    std::vector<std::uint8_t> m_pairGroup;    ///< Group per pair.
-    std::vector<std::uint32_t> m_groupStarts; ///< Where each group starts in m_grouped (cGroups + 1).
+    std::vector<std::uint8_t> m_pairGroup;    ///< Group (or phase, on one thread) per pair.
+    std::vector<std::uint32_t> m_groupStarts; ///< Where each group (or phase) starts in m_grouped.
     std::vector<std::uint32_t> m_grouped;     ///< Pairs (two node indices each) by group.
     std::vector<double> m_largest;            ///< Largest first-pass shortfall per group.
     ThreadTuner m_tuner{1};                   ///< One thread or the team, by timing.

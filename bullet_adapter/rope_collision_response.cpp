@@ -70,30 +70,21 @@ constexpr std::uint32_t cBins = 1024;
 /// About this many nodes, evenly spaced in the list, place the cut.
 constexpr std::uint32_t cCutSamples = 8192;
 
-/// The groups of phase `phase` (0: inside slabs, 1: even boundaries, 2: odd, 3: across several)
-/// as [first, first + count * stride) with that stride.
-struct PhaseGroups {
-    std::uint32_t first, count, stride;
-};
-
-PhaseGroups phaseGroups(int phase, std::uint32_t slabs) {
-    switch (phase) {
-        case 0:
-            return PhaseGroups{0, slabs, 1};
-        case 1:
-            return PhaseGroups{slabs, slabs / 2, 2};
-        case 2:
-            return PhaseGroups{slabs + 1, (slabs - 1) / 2, 2};
-        default:
-            return PhaseGroups{2 * slabs - 1, 1, 1};
-    }
-}
-
 /// The phase group g runs in.
 int phaseOf(std::uint32_t g, std::uint32_t slabs) {
     if (g < slabs) return 0;
     if (g == 2 * slabs - 1) return 3;
     return (g - slabs) % 2 == 0 ? 1 : 2;
+}
+
+/// Projects the listed pairs once, those with a zero in `phase` when it is not null; returns the
+/// largest shortfall.
+double projectListed(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count, const std::uint8_t* phase) {
+    double largest = 0;
+    for (std::size_t p = 0; p < count; ++p)
+        if (phase == nullptr || phase[p] == 0)
+            largest = std::max(largest, projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]));
+    return largest;
 }
 
 } // namespace
@@ -184,11 +175,10 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
                                    int iterations, int threads) {
     if (count < cGroupedFrom) {
         double largest = 0;
-        for (int iteration = 0; iteration < iterations; ++iteration)
-            for (std::size_t p = 0; p < count; ++p) {
-                const double shortfall = projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]);
-                if (iteration == 0) largest = std::max(largest, shortfall);
-            }
+        for (int iteration = 0; iteration < iterations; ++iteration) {
+            const double shortfall = projectListed(nodes, pairs, count, nullptr);
+            if (iteration == 0) largest = shortfall;
+        }
         return largest;
     }
     if (threads != m_tunedThreads) {
@@ -204,10 +194,7 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
         // Each phase a run of groups that share no node, in list order: the first read from the
         // list, the others from m_grouped (m_groupStarts holds the phases).
         for (int iteration = 0; iteration < iterations; ++iteration) {
-            double largest = 0;
-            for (std::size_t p = 0; p < count; ++p)
-                if (m_pairGroup[p] == 0)
-                    largest = std::max(largest, projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]));
+            const double largest = projectListed(nodes, pairs, count, m_pairGroup.data());
             if (iteration == 0) m_largest[0] = largest;
             for (std::uint32_t phase = 1; phase < 4; ++phase) {
                 const double inPhase = projectGroup(nodes, phase);
@@ -220,12 +207,10 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
 #pragma omp parallel num_threads(team)
         for (int iteration = 0; iteration < iterations; ++iteration) {
             for (int phase = 0; phase < 4; ++phase) {
-                const PhaseGroups groups = phaseGroups(phase, cSlabs);
-                const auto groupCount = static_cast<std::int64_t>(groups.count);
 #pragma omp for schedule(dynamic, 1)
-                for (std::int64_t k = 0; k < groupCount; ++k) {
-                    const std::uint32_t g = groups.first + static_cast<std::uint32_t>(k) * groups.stride;
-                    const double largest = projectGroup(nodes, g);
+                for (std::int64_t g = 0; g < std::int64_t{cGroups}; ++g) {
+                    if (phaseOf(static_cast<std::uint32_t>(g), cSlabs) != phase) continue;
+                    const double largest = projectGroup(nodes, static_cast<std::uint32_t>(g));
                     if (iteration == 0) m_largest[g] = largest;
                 }
             }

@@ -11,21 +11,46 @@ namespace bulletgpu {
 
 namespace {
 
-/// Projects nodes i and j to the sum of their radii apart (see RopePairProjection); returns the
-/// shortfall it corrected.
-double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
-    const double weightSum = m.inverseMass[i] + m.inverseMass[j];
-    if (!(weightSum > 0)) return 0;
+/// A node's end and start positions, radius and inverse mass in RopeNodes' arrays (lists too
+/// short to pay for packing them).
+struct SpreadNodes {
+    const RopeNodes& m; ///< The arrays.
+    double* end(std::uint32_t i) const { return m.end + 3 * static_cast<std::size_t>(i); }
+    const double* start(std::uint32_t i) const { return m.start + 3 * static_cast<std::size_t>(i); }
+    double radius(std::uint32_t i) const { return m.radius[i]; }
+    double inverseMass(std::uint32_t i) const { return m.inverseMass[i]; }
+};
+
+/// The same in one RopeNodeState per node: a pair's test reads one cache line per node.
+struct PackedNodes {
+    RopeNodeState* s; ///< One per node.
+    double* end(std::uint32_t i) const { return s[i].end; }
+    const double* start(std::uint32_t i) const { return s[i].start; }
+    double radius(std::uint32_t i) const { return s[i].radius; }
+    double inverseMass(std::uint32_t i) const { return s[i].inverseMass; }
+};
+
+/// Projects nodes i and j, their positions, radii and masses read through `at`, to the sum of
+/// their radii apart (see RopePairProjection); returns the shortfall it corrected.
+template <typename At>
+double projectPair(const RopeNodes& m, const At& at, std::uint32_t i, std::uint32_t j) {
+    double* const xi = at.end(i);
+    double* const xj = at.end(j);
+    const double* const si = at.start(i);
+    const double* const sj = at.start(j);
     double gap[3], startGap[3];
-    for (int k = 0; k < 3; ++k) gap[k] = m.end[3 * i + k] - m.end[3 * j + k];
+    for (int k = 0; k < 3; ++k) gap[k] = xi[k] - xj[k];
     const double distance2 = gap[0] * gap[0] + gap[1] * gap[1] + gap[2] * gap[2];
-    const double target = m.radius[i] + m.radius[j];
-    // Most listed pairs are apart: settled on squares, before the root and the start positions
-    // (as is a pair with a position that is not finite).
+    const double target = at.radius(i) + at.radius(j);
+    // Most listed pairs are apart: settled on squares, before the masses, the root and the start
+    // positions (as is a pair with a position that is not finite).
     if (!(distance2 < target * target)) return 0;
+    const double wi = at.inverseMass(i), wj = at.inverseMass(j);
+    const double weightSum = wi + wj;
+    if (!(weightSum > 0)) return 0;
     const double distance = std::sqrt(distance2);
     if (distance >= target) return 0;
-    for (int k = 0; k < 3; ++k) startGap[k] = m.start[3 * i + k] - m.start[3 * j + k];
+    for (int k = 0; k < 3; ++k) startGap[k] = si[k] - sj[k];
     double n[3];
     double separation = distance;
     if (distance > 0) {
@@ -43,22 +68,21 @@ double projectPair(const RopeNodes& m, std::uint32_t i, std::uint32_t j) {
     const double push = target - separation;
     const double lambda = push / weightSum;
     for (int k = 0; k < 3; ++k) {
-        m.end[3 * i + k] += lambda * m.inverseMass[i] * n[k];
-        m.end[3 * j + k] -= lambda * m.inverseMass[j] * n[k];
+        xi[k] += lambda * wi * n[k];
+        xj[k] -= lambda * wj * n[k];
     }
     const double mu = m.friction ? std::max(m.friction[i], m.friction[j]) : 0;
     if (mu > 0) {
         double slip[3]; // Relative move over the step, across the normal.
-        for (int k = 0; k < 3; ++k)
-            slip[k] = (m.end[3 * i + k] - m.start[3 * i + k]) - (m.end[3 * j + k] - m.start[3 * j + k]);
+        for (int k = 0; k < 3; ++k) slip[k] = (xi[k] - si[k]) - (xj[k] - sj[k]);
         const double along = slip[0] * n[0] + slip[1] * n[1] + slip[2] * n[2];
         for (int k = 0; k < 3; ++k) slip[k] -= along * n[k];
         const double length = std::sqrt(slip[0] * slip[0] + slip[1] * slip[1] + slip[2] * slip[2]);
         if (length > 0) {
             const double taken = (length <= mu * push ? 1 : mu * push / length) / weightSum;
             for (int k = 0; k < 3; ++k) {
-                m.end[3 * i + k] -= taken * m.inverseMass[i] * slip[k];
-                m.end[3 * j + k] += taken * m.inverseMass[j] * slip[k];
+                xi[k] -= taken * wi * slip[k];
+                xj[k] += taken * wj * slip[k];
             }
         }
     }
@@ -79,11 +103,13 @@ int phaseOf(std::uint32_t g, std::uint32_t slabs) {
 
 /// Projects the listed pairs once, those with a zero in `phase` when it is not null; returns the
 /// largest shortfall.
-double projectListed(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count, const std::uint8_t* phase) {
+template <typename At>
+double projectListed(const RopeNodes& nodes, const At& at, const std::uint32_t* pairs, std::size_t count,
+                     const std::uint8_t* phase) {
     double largest = 0;
     for (std::size_t p = 0; p < count; ++p)
         if (phase == nullptr || phase[p] == 0)
-            largest = std::max(largest, projectPair(nodes, pairs[2 * p], pairs[2 * p + 1]));
+            largest = std::max(largest, projectPair(nodes, at, pairs[2 * p], pairs[2 * p + 1]));
     return largest;
 }
 
@@ -162,11 +188,34 @@ void RopePairProjection::groupPairs(const std::uint32_t* pairs, std::size_t coun
     }
 }
 
-double RopePairProjection::projectGroup(const RopeNodes& nodes, std::uint32_t g) const {
+void RopePairProjection::packStates(const RopeNodes& nodes, int team) {
+    m_states.resize(nodes.count);
+    const auto count = static_cast<std::int64_t>(nodes.count);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+    for (std::int64_t i = 0; i < count; ++i) {
+        RopeNodeState& state = m_states[i];
+        for (int k = 0; k < 3; ++k) {
+            state.end[k] = nodes.end[3 * i + k];
+            state.start[k] = nodes.start[3 * i + k];
+        }
+        state.radius = nodes.radius[i];
+        state.inverseMass = nodes.inverseMass[i];
+    }
+}
+
+void RopePairProjection::unpackStates(const RopeNodes& nodes, int team) const {
+    const auto count = static_cast<std::int64_t>(nodes.count);
+#pragma omp parallel for num_threads(team) if (team > 1) schedule(static)
+    for (std::int64_t i = 0; i < count; ++i)
+        for (int k = 0; k < 3; ++k) nodes.end[3 * i + k] = m_states[i].end[k];
+}
+
+double RopePairProjection::projectGroup(const RopeNodes& nodes, std::uint32_t g) {
     double largest = 0;
     for (std::uint32_t p = m_groupStarts[g]; p < m_groupStarts[g + 1]; ++p) {
-        largest = std::max(largest, projectPair(nodes, m_grouped[2 * static_cast<std::size_t>(p)],
-                                                m_grouped[2 * static_cast<std::size_t>(p) + 1]));
+        largest = std::max(largest,
+                           projectPair(nodes, PackedNodes{m_states.data()}, m_grouped[2 * static_cast<std::size_t>(p)],
+                                       m_grouped[2 * static_cast<std::size_t>(p) + 1]));
     }
     return largest;
 }
@@ -176,7 +225,7 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
     if (count < cGroupedFrom) {
         double largest = 0;
         for (int iteration = 0; iteration < iterations; ++iteration) {
-            const double shortfall = projectListed(nodes, pairs, count, nullptr);
+            const double shortfall = projectListed(nodes, SpreadNodes{nodes}, pairs, count, nullptr);
             if (iteration == 0) largest = shortfall;
         }
         return largest;
@@ -190,11 +239,12 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
     assignSlabs(nodes, team);
     groupPairs(pairs, count, team);
     m_largest.assign(cGroups, 0);
+    packStates(nodes, team);
     if (team == 1) {
         // Each phase a run of groups that share no node, in list order: the first read from the
         // list, the others from m_grouped (m_groupStarts holds the phases).
         for (int iteration = 0; iteration < iterations; ++iteration) {
-            const double largest = projectListed(nodes, pairs, count, m_pairGroup.data());
+            const double largest = projectListed(nodes, PackedNodes{m_states.data()}, pairs, count, m_pairGroup.data());
             if (iteration == 0) m_largest[0] = largest;
             for (std::uint32_t phase = 1; phase < 4; ++phase) {
                 const double inPhase = projectGroup(nodes, phase);
@@ -216,6 +266,7 @@ double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* 
             }
         }
     }
+    unpackStates(nodes, team);
     // Per pair visit, so that calls with different lists compare.
     m_tuner.record(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count() /
                    (static_cast<double>(count) * std::max(iterations, 1)));

@@ -22,6 +22,14 @@ struct RopeNodes {
     const double* friction = nullptr;    ///< Friction coefficient per node (its rope's kDF); null: none.
 };
 
+/// A node's state for the passes in one cache line, so that a pair reads one line per node.
+struct alignas(64) RopeNodeState {
+    double end[3];      ///< x, y, z at the end; corrected in place.
+    double radius;      ///< Sphere radius.
+    double start[3];    ///< x, y, z at the start of the step.
+    double inverseMass; ///< Inverse mass (0: pinned).
+};
+
 /// Projects rope node pairs apart, on OpenMP threads, with the same result for any thread count.
 ///
 /// Every pair of nodes closer than the sum of their radii at the end is pushed to that distance,
@@ -41,7 +49,8 @@ struct RopeNodes {
 /// 2k and 2k + 1); those across each odd one; those across more than one boundary; each group in
 /// list order. The groups of one phase share no node, so they run on the threads in any order
 /// with the same result; one thread takes each phase's pairs in list order (the same result,
-/// with the list's locality).
+/// with the list's locality). The grouped order's passes read each node from one cache line: the
+/// nodes are copied into RopeNodeState before them and their end positions copied back after.
 class RopePairProjection {
 public:
     /// Below this many pairs, list order on one thread.
@@ -64,14 +73,19 @@ private:
     /// Sorts the pairs, each group's in list order, into m_grouped with m_groupStarts: by group for
     /// a team; by phase for one thread, which leaves the first phase's in the list.
     void groupPairs(const std::uint32_t* pairs, std::size_t count, int team);
+    /// Copies the nodes into m_states, on `team` threads.
+    void packStates(const RopeNodes& nodes, int team);
+    /// Copies m_states' end positions back, on `team` threads.
+    void unpackStates(const RopeNodes& nodes, int team) const;
     /// Projects the pairs of m_groupStarts' range g once; returns the largest shortfall in it.
-    double projectGroup(const RopeNodes& nodes, std::uint32_t g) const;
+    double projectGroup(const RopeNodes& nodes, std::uint32_t g);
 
     std::vector<std::uint32_t> m_slab;        ///< Slab per node.
     std::vector<std::uint32_t> m_histogram;   ///< Nodes per bin of the widest axis.
     std::vector<std::uint8_t> m_pairGroup;    ///< Group (or phase, on one thread) per pair.
     std::vector<std::uint32_t> m_groupStarts; ///< Where each group (or phase) starts in m_grouped.
     std::vector<std::uint32_t> m_grouped;     ///< Pairs (two node indices each) by group.
+    std::vector<RopeNodeState> m_states;      ///< The nodes while the passes of a grouped order run.
     std::vector<double> m_largest;            ///< Largest first-pass shortfall per group.
     ThreadTuner m_tuner{1};                   ///< One thread or the team, by timing.
     int m_tunedThreads = 1;                   ///< The `threads` m_tuner was made for.

@@ -211,13 +211,9 @@ void RopePairProjection::unpackStates(const RopeNodes& nodes, int team) const {
 }
 
 double RopePairProjection::projectGroup(const RopeNodes& nodes, std::uint32_t g) {
-    double largest = 0;
-    for (std::uint32_t p = m_groupStarts[g]; p < m_groupStarts[g + 1]; ++p) {
-        largest = std::max(largest,
-                           projectPair(nodes, PackedNodes{m_states.data()}, m_grouped[2 * static_cast<std::size_t>(p)],
-                                       m_grouped[2 * static_cast<std::size_t>(p) + 1]));
-    }
-    return largest;
+    return projectListed(nodes, PackedNodes{m_states.data()},
+                         m_grouped.data() + 2 * static_cast<std::size_t>(m_groupStarts[g]),
+                         m_groupStarts[g + 1] - m_groupStarts[g], nullptr);
 }
 
 double RopePairProjection::project(const RopeNodes& nodes, const std::uint32_t* pairs, std::size_t count,

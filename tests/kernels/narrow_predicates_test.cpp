@@ -159,6 +159,45 @@ TEST_CASE("orient3dExact's stage on exact differences equals the full expansion"
     CHECK(exactlyCoplanar > 100);
 }
 
+TEST_CASE("The exact stages on exact differences equal the full expansions on flat grids", "[narrow][predicates]") {
+    // Points of a flat mesh: on an axis plane (a coordinate of every difference zero, which
+    // orient3dExact decides without products) or on a tilted one, on grid lines (orient2d
+    // exactly zero) or off them, near the origin, far from it (differences still exact) or at
+    // very different magnitudes (differences rounded: the full expansions answer).
+    std::mt19937 rng(17);
+    std::uniform_int_distribution<int> cell(-4, 4), axis(0, 2), kind(0, 3);
+    int zeros3 = 0, zeros2 = 0, nonzero2 = 0;
+    for (int trial = 0; trial < 20000; ++trial) {
+        const double spacing = trial % 2 == 0 ? 0.08 : 0.0078125;
+        const double offset = trial % 3 == 1 ? 1000.0 : 0.0;
+        const int flat = axis(rng), shape = kind(rng);
+        const double level = offset + (shape == 3 ? 1e20 : 0.37);
+        Vec3d v[4];
+        for (Vec3d& p : v) {
+            const double s = spacing * cell(rng), t = spacing * cell(rng);
+            p.v[flat] = level;
+            p.v[(flat + 1) % 3] = offset + s;
+            p.v[(flat + 2) % 3] = offset + (shape == 1 ? s + t * 0.5 : t);
+        }
+        if (shape == 2) v[3].v[flat] = std::nextafter(level, HUGE_VAL); // just off the plane
+        const int expansion3 = exact::orient3dExpansion(v[0], v[1], v[2], v[3]);
+        zeros3 += expansion3 == 0;
+        REQUIRE(exact::orient3dExact(v[0], v[1], v[2], v[3]) == expansion3);
+        REQUIRE(orient3d(v[0], v[1], v[2], v[3]) == expansion3);
+        for (int k = 0; k < 3; ++k) {
+            const int i = (k + 1) % 3, j = (k + 2) % 3;
+            const int expansion2 = exact::orient2dExpansion(v[0], v[1], v[2], i, j);
+            zeros2 += expansion2 == 0;
+            nonzero2 += expansion2 != 0;
+            REQUIRE(exact::orient2dExact(v[0], v[1], v[2], i, j) == expansion2);
+            REQUIRE(orient2d(v[0], v[1], v[2], i, j) == expansion2);
+        }
+    }
+    CHECK(zeros3 > 5000);
+    CHECK(zeros2 > 5000);
+    CHECK(nonzero2 > 5000);
+}
+
 TEST_CASE("trianglesIntersect equals the linear-program oracle on integer grids", "[narrow][predicates]") {
     std::mt19937 rng(11);
     const int range = GENERATE(1, 2, 4);

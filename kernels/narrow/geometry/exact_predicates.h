@@ -140,11 +140,15 @@ BULLETGPU_HD bool productSafe(double x) {
     return m == 0 || (m >= 0x1p-300 && m <= 0x1p300);
 }
 
-/// Exact sign of det(a - d, b - d, c - d). Where every difference is exact (nearby
+/// Exact sign of det(a - d, b - d, c - d). Zero when the four points share one coordinate (they
+/// lie in a plane x, y or z = constant, as a flat cloth or ground on an axis plane: every term of
+/// the determinant has a factor from each coordinate). Where every difference is exact (nearby
 /// coordinates, as in a mesh) and of a safe magnitude, the determinant of the differences is
 /// expanded: six products in an expansion of at most 24 components, instead of
 /// orient3dExpansion's 24 in 96.
 BULLETGPU_HD int orient3dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d) {
+    for (int k = 0; k < 3; ++k)
+        if (a[k] == d[k] && b[k] == d[k] && c[k] == d[k]) return 0;
     Vec3d ad, bd, cd;
     bool exactDifferences = true;
     for (int k = 0; k < 3; ++k) {
@@ -161,9 +165,9 @@ BULLETGPU_HD int orient3dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, c
     return e.sign();
 }
 
-/// Exact sign of the 2D determinant of (b - a, c - a) in coordinates (i, j).
-BULLETGPU_HD int orient2dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i, int j) {
-    // (bi - ai)(cj - aj) - (bj - aj)(ci - ai) expanded into six products.
+/// Exact sign of (b - a)_i (c - a)_j - (b - a)_j (c - a)_i, expanded into six products of the
+/// input coordinates (whether or not their differences round).
+BULLETGPU_HD int orient2dExpansion(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i, int j) {
     Expansion e;
     const double terms[6][3] = {{1, b[i], c[j]},  {-1, b[i], a[j]}, {-1, a[i], c[j]},
                                 {-1, b[j], c[i]}, {1, b[j], a[i]},  {1, a[j], c[i]}};
@@ -173,6 +177,29 @@ BULLETGPU_HD int orient2dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, i
         e.add(t[0] * y);
         e.add(t[0] * x);
     }
+    return e.sign();
+}
+
+/// Exact sign of the 2D determinant of (b - a, c - a) in coordinates (i, j). Where the four
+/// differences are exact and of a safe magnitude, from their two products written exactly as
+/// sums of two doubles (an expansion of at most 4 components); else orient2dExpansion.
+BULLETGPU_HD int orient2dExact(const Vec3d& a, const Vec3d& b, const Vec3d& c, int i, int j) {
+    double bai, baj, cai, caj, tail[4];
+    twoDiff(b[i], a[i], bai, tail[0]);
+    twoDiff(b[j], a[j], baj, tail[1]);
+    twoDiff(c[i], a[i], cai, tail[2]);
+    twoDiff(c[j], a[j], caj, tail[3]);
+    if (tail[0] != 0 || tail[1] != 0 || tail[2] != 0 || tail[3] != 0 || !productSafe(bai) || !productSafe(baj) ||
+        !productSafe(cai) || !productSafe(caj))
+        return orient2dExpansion(a, b, c, i, j);
+    double left, leftTail, right, rightTail;
+    twoProduct(bai, caj, left, leftTail);
+    twoProduct(baj, cai, right, rightTail);
+    Expansion e;
+    e.add(leftTail);
+    e.add(-rightTail);
+    e.add(left);
+    e.add(-right);
     return e.sign();
 }
 

@@ -77,8 +77,39 @@ BULLETGPU_HD bool withinSpan2d(const Vec3d& a, const Vec3d& b, const Vec3d& x, i
            intervalsOverlap(x[j], x[j], a[j] < b[j] ? a[j] : b[j], a[j] < b[j] ? b[j] : a[j]);
 }
 
+/// True when the closed boxes of triangles `t1` and `t2` overlap.
+BULLETGPU_HD bool triangleBoxesOverlap(const Triangle3d& t1, const Triangle3d& t2) {
+    for (int k = 0; k < 3; ++k) {
+        double lo1 = t1.p[0][k], hi1 = t1.p[0][k], lo2 = t2.p[0][k], hi2 = t2.p[0][k];
+        for (int c = 1; c < 3; ++c) {
+            lo1 = t1.p[c][k] < lo1 ? t1.p[c][k] : lo1;
+            hi1 = t1.p[c][k] > hi1 ? t1.p[c][k] : hi1;
+            lo2 = t2.p[c][k] < lo2 ? t2.p[c][k] : lo2;
+            hi2 = t2.p[c][k] > hi2 ? t2.p[c][k] : hi2;
+        }
+        if (!intervalsOverlap(lo1, hi1, lo2, hi2)) return false;
+    }
+    return true;
+}
+
+/// True when the boxes of segments [a, b] and [c, d] overlap in coordinates (i, j) (closed: a
+/// shared bound counts).
+BULLETGPU_HD bool segmentBoxesOverlap2d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d, int i, int j) {
+    const int axes[2] = {i, j};
+    for (const int k : axes) {
+        const double lo1 = a[k] < b[k] ? a[k] : b[k], hi1 = a[k] < b[k] ? b[k] : a[k];
+        const double lo2 = c[k] < d[k] ? c[k] : d[k], hi2 = c[k] < d[k] ? d[k] : c[k];
+        if (!intervalsOverlap(lo1, hi1, lo2, hi2)) return false;
+    }
+    return true;
+}
+
 /// Exact closed segment-segment test in coordinates (i, j); segments may be single points.
+/// Segments whose boxes are apart are decided on their coordinates alone (as in a flat mesh,
+/// where most tested edges are far apart and many orientations are exactly zero, which only the
+/// exact stage of orient2d decides).
 BULLETGPU_HD bool segmentsMeet2d(const Vec3d& a, const Vec3d& b, const Vec3d& c, const Vec3d& d, int i, int j) {
+    if (!segmentBoxesOverlap2d(a, b, c, d, i, j)) return false;
     const int o1 = orient2d(a, b, c, i, j), o2 = orient2d(a, b, d, i, j);
     const int o3 = orient2d(c, d, a, i, j), o4 = orient2d(c, d, b, i, j);
     if (o1 * o2 < 0 && o3 * o4 < 0) return true;
@@ -87,8 +118,14 @@ BULLETGPU_HD bool segmentsMeet2d(const Vec3d& a, const Vec3d& b, const Vec3d& c,
 }
 
 /// Exact closed point-in-triangle test in coordinates (i, j); the projected triangle must not
-/// be degenerate.
+/// be degenerate. A point outside the triangle's box is decided on coordinates alone.
 BULLETGPU_HD bool pointInTriangle2d(const Triangle3d& t, const Vec3d& x, int i, int j) {
+    const int axes[2] = {i, j};
+    for (const int k : axes) {
+        const double lo = t.p[0][k] < t.p[1][k] ? t.p[0][k] : t.p[1][k],
+                     hi = t.p[0][k] < t.p[1][k] ? t.p[1][k] : t.p[0][k];
+        if (x[k] < (lo < t.p[2][k] ? lo : t.p[2][k]) || x[k] > (hi > t.p[2][k] ? hi : t.p[2][k])) return false;
+    }
     const int o0 = orient2d(t.p[0], t.p[1], x, i, j);
     const int o1 = orient2d(t.p[1], t.p[2], x, i, j);
     const int o2 = orient2d(t.p[2], t.p[0], x, i, j);
@@ -180,6 +217,8 @@ BULLETGPU_HD bool edgesMeetTriangle(const Triangle3d& other, const PlaneSides& s
 /// beforehand (planeMinors of their corners), or null.
 BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const PlaneMinors* minors1, const Triangle3d& t2,
                                      const PlaneMinors* minors2, TriangleTestDetail& detail) {
+    // Closed triangles whose boxes are apart share no point.
+    if (!triangleBoxesOverlap(t1, t2)) return false;
     // A corner off a degenerate triangle's "plane" is impossible (every orient3d is zero), so
     // strict separation by either plane is decided first, before classifying the triangles.
     detail.sides[0] = minors2 != nullptr ? planeSides(t2, *minors2, t1) : planeSides(t2, t1);

@@ -10,8 +10,10 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cfloat>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -323,6 +325,25 @@ TEST_CASE("CCD finds every collision of the ccd-queries data set", "[narrow][ccd
           << static_cast<long long>(total.queries / total.seconds);
     WARN(table.str());
     REQUIRE(total.falseNegatives == 0);
+}
+
+TEST_CASE("The error bound's upward rounding is nextafter toward +infinity", "[narrow][ccd]") {
+    const double special[] = {0.0,     -0.0,    0x1p-1074, -0x1p-1074, 0x1p-1022, -0x1p-1022, 1.0,    -1.0,
+                              0x1p-53, DBL_MAX, -DBL_MAX,  HUGE_VAL,   -HUGE_VAL, 1e300,      -1e-300};
+    for (const double x : special) {
+        INFO("x " << x);
+        REQUIRE(ccd::roundUp(x) == std::nextafter(x, HUGE_VAL));
+        REQUIRE(std::signbit(ccd::roundUp(x)) == std::signbit(std::nextafter(x, HUGE_VAL)));
+    }
+    REQUIRE(std::isnan(ccd::roundUp(NAN)));
+    std::mt19937_64 rng(29);
+    for (int trial = 0; trial < 100000; ++trial) {
+        std::uint64_t bits = rng();
+        double x;
+        std::memcpy(&x, &bits, sizeof(x));
+        if (std::isnan(x)) continue;
+        REQUIRE(ccd::roundUp(x) == std::nextafter(x, HUGE_VAL));
+    }
 }
 
 TEST_CASE("CCD named cases report the impact no later than the true time", "[narrow][ccd]") {

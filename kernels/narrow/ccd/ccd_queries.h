@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 
 /// Continuous collision detection of one vertex-face or edge-edge pair (issue 29), shared by the
 /// CPU and CUDA paths. Every point moves linearly from its position at t = 0 to its position at
@@ -150,8 +151,23 @@ struct BoxQueue {
     }
 };
 
-/// The next double above x (x when it is +infinity).
-BULLETGPU_HD double roundUp(double x) { return nextafter(x, HUGE_VAL); }
+/// The next double above x, as nextafter(x, +infinity): +infinity and NaN stay, -infinity gives
+/// the lowest double, a zero the smallest positive subnormal. On the host in integer arithmetic
+/// (the library call was 4% of a cloth's step), with the same results.
+BULLETGPU_HD double roundUp(double x) {
+#if defined(__CUDA_ARCH__)
+    return nextafter(x, HUGE_VAL);
+#else
+    if (!(x < HUGE_VAL)) return x;
+    if (x == 0.0) return 0x1p-1074;
+    std::uint64_t bits;
+    std::memcpy(&bits, &x, sizeof(bits));
+    // Positive doubles grow with their bits, negative ones shrink.
+    bits = x > 0.0 ? bits + 1u : bits - 1u;
+    std::memcpy(&x, &bits, sizeof(x));
+    return x;
+#endif
+}
 
 /// max(a, b) (a when b is NaN).
 BULLETGPU_HD double larger(double a, double b) { return b > a ? b : a; }

@@ -3,6 +3,7 @@
 
 #include "kernels/common/host_device.h"
 #include "kernels/narrow/geometry/exact_predicates.h"
+#include "kernels/narrow/geometry/proximity_bounds.h"
 #include "kernels/narrow/geometry/triangle_ops.h"
 
 /// The exact triangle-triangle intersection test, shared by the CPU and CUDA paths.
@@ -75,21 +76,6 @@ BULLETGPU_HD bool certainlySeparated(const Triangle3d& plane, const PlaneMinors&
 BULLETGPU_HD bool withinSpan2d(const Vec3d& a, const Vec3d& b, const Vec3d& x, int i, int j) {
     return intervalsOverlap(x[i], x[i], a[i] < b[i] ? a[i] : b[i], a[i] < b[i] ? b[i] : a[i]) &&
            intervalsOverlap(x[j], x[j], a[j] < b[j] ? a[j] : b[j], a[j] < b[j] ? b[j] : a[j]);
-}
-
-/// True when the closed boxes of triangles `t1` and `t2` overlap.
-BULLETGPU_HD bool triangleBoxesOverlap(const Triangle3d& t1, const Triangle3d& t2) {
-    for (int k = 0; k < 3; ++k) {
-        double lo1 = t1.p[0][k], hi1 = t1.p[0][k], lo2 = t2.p[0][k], hi2 = t2.p[0][k];
-        for (int c = 1; c < 3; ++c) {
-            lo1 = t1.p[c][k] < lo1 ? t1.p[c][k] : lo1;
-            hi1 = t1.p[c][k] > hi1 ? t1.p[c][k] : hi1;
-            lo2 = t2.p[c][k] < lo2 ? t2.p[c][k] : lo2;
-            hi2 = t2.p[c][k] > hi2 ? t2.p[c][k] : hi2;
-        }
-        if (!intervalsOverlap(lo1, hi1, lo2, hi2)) return false;
-    }
-    return true;
 }
 
 /// True when the boxes of segments [a, b] and [c, d] overlap in coordinates (i, j) (closed: a
@@ -218,7 +204,7 @@ BULLETGPU_HD bool edgesMeetTriangle(const Triangle3d& other, const PlaneSides& s
 BULLETGPU_HD bool trianglesIntersect(const Triangle3d& t1, const PlaneMinors* minors1, const Triangle3d& t2,
                                      const PlaneMinors* minors2, TriangleTestDetail& detail) {
     // Closed triangles whose boxes are apart share no point.
-    if (!triangleBoxesOverlap(t1, t2)) return false;
+    if (extentsApart(extentOf(t1.p, 3), extentOf(t2.p, 3), 0.0)) return false;
     // A corner off a degenerate triangle's "plane" is impossible (every orient3d is zero), so
     // strict separation by either plane is decided first, before classifying the triangles.
     detail.sides[0] = minors2 != nullptr ? planeSides(t2, *minors2, t1) : planeSides(t2, t1);

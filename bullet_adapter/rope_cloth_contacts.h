@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "bullet_adapter/pair_colouring.h"
 #include "bullet_adapter/soft_cloth_meshes.h"
 #include "bullet_adapter/soft_rope_chains.h"
 #include "kernels/narrow/ccd/ccd_swept_bounds.h"
@@ -27,8 +28,9 @@ public:
     /// reach (the mean thickness plus both bodies' largest moves over the step, so that a node
     /// that crossed a face is found), the points-against-mesh query of the rope's nodes against
     /// the cloth's faces on the cloths' engine, then `iterations` passes of projectSelfPairs with
-    /// the mean thickness; moved nodes are written back to m_x, m_v changed by the move over the
-    /// step. A rope with a non-finite node position is left alone; sleeping bodies do not move.
+    /// the mean thickness (on the calling thread); moved nodes are written back to m_x, m_v changed
+    /// by the move over the step. A rope with a non-finite node position is left alone; sleeping
+    /// bodies do not move.
     void collide(SoftClothMeshes& cloths, const SoftRopeChains& ropes, int iterations);
 
     /// Rope node and cloth face pairs the last collide() projected.
@@ -45,6 +47,7 @@ private:
     std::vector<float> m_points;          ///< The rope's nodes for the query.
     std::vector<PointContact> m_contacts; ///< The query's output.
     std::vector<CcdFeaturePair> m_pairs;  ///< Rope node (after the cloth's nodes), cloth face.
+    PairColouring m_colouring;            ///< The projection's colouring.
     std::uint64_t m_pairCount = 0;        ///< pairCount().
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Zlib
 #include "bullet_adapter/self_collision_response.h"
 
+#include "bullet_adapter/pair_colouring.h"
+#include "kernels/common/omp_team.h"
 #include "kernels/narrow/geometry/feature_distance.h"
 
 #include <algorithm>
@@ -99,10 +101,12 @@ bool fallbackDirection(const SelfCollisionMesh& m, const CcdFeaturePair& pair, c
     return true;
 }
 
-/// Moves the vertices of `side` by `scale` times their weight and inverse mass along `n`.
+/// Moves the vertices of `side` by `scale` times their weight and inverse mass along `n`; writes
+/// no pinned one (inverse mass 0), which pairs of the same colour may read at the same time.
 void moveSide(const SelfCollisionMesh& m, const WeightedPoint& side, double scale, const Vec3d& n) {
     for (int i = 0; i < side.count; ++i) {
         const std::uint32_t v = side.vertex[i];
+        if (m.inverseMass[v] == 0) continue;
         const double step = scale * side.weight[i] * m.inverseMass[v];
         for (int k = 0; k < 3; ++k) m.end[3 * v + k] += step * n.v[k];
     }
@@ -143,12 +147,40 @@ void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, cons
 }
 
 void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs, std::size_t count, double thickness,
-                      int iterations) {
-    // A pass that moves nothing leaves every later pass nothing to move.
+                      int iterations, int threads, PairColouring& colouring) {
+    if (count == 0 || iterations <= 0) return;
+    colourPairs(mesh, pairs, count, colouring);
+    const std::vector<std::uint32_t>& blocks = colouring.blocks;
+    const std::vector<std::uint32_t>& starts = colouring.colourStarts;
+    const int team = count >= cParallelProjectionPairs ? threadsForRegion(threads) : 1;
+    // Whether a pass moved something, one flag for odd passes and one for even ones: a pass
+    // clears its flag after every thread has read it two passes before.
+    int moved[2] = {0, 0};
+#pragma omp parallel num_threads(team)
     for (int iteration = 0; iteration < iterations; ++iteration) {
-        bool moved = false;
-        for (std::size_t i = 0; i < count; ++i) moved |= projectPair(mesh, pairs[i], thickness);
-        if (!moved) break;
+        int& movedNow = moved[iteration % 2];
+#pragma omp single
+        movedNow = 0;
+        bool mine = false;
+        for (std::size_t c = 0; c + 1 < starts.size(); ++c) {
+            const auto begin = static_cast<std::int64_t>(starts[c]), end = static_cast<std::int64_t>(starts[c + 1]);
+#pragma omp for schedule(static)
+            for (std::int64_t i = begin; i < end; ++i) {
+                const std::size_t first = blocks[i] * cColourBlockPairs;
+                const std::size_t last = std::min(count, first + cColourBlockPairs);
+                for (std::size_t p = first; p < last; ++p) mine = projectPair(mesh, pairs[p], thickness) || mine;
+            }
+        }
+        if (mine) {
+#pragma omp atomic write
+            movedNow = 1;
+        }
+#pragma omp barrier
+        int any;
+#pragma omp atomic read
+        any = movedNow;
+        // A pass that moves nothing leaves every later pass nothing to move.
+        if (!any) break;
     }
 }
 
@@ -232,7 +264,7 @@ bool runawayStep(const SelfCollisionMesh& mesh) {
 
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
-                                       std::vector<std::uint8_t>& frozen) {
+                                       std::vector<std::uint8_t>& frozen, PairColouring& colouring) {
     ContinuousResult out;
     if (slowStepClearsEta(mesh, options)) {
         out.skipped = true;
@@ -266,7 +298,8 @@ ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vecto
         if (result.impacts.empty()) return out;
         if (out.rounds <= options.projectionRounds) {
             for (const CcdImpact& impact : result.impacts) pairs.push_back(impact.pair);
-            projectSelfPairs(mesh, pairs.data(), pairs.size(), options.thickness, options.iterations);
+            projectSelfPairs(mesh, pairs.data(), pairs.size(), options.thickness, options.iterations, options.threads,
+                             colouring);
             continue;
         }
         bool progressed = false;

@@ -30,15 +30,26 @@ struct SelfCollisionMesh {
 /// Barycentric weights `w` of the point of triangle (a, b, c) closest to `x`.
 void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, const Vec3d& c, double* w);
 
+struct PairColouring;
+
+/// Pair lists shorter than this run on the calling thread (the same order; no team to wake).
+constexpr std::size_t cParallelProjectionPairs = 4096;
+
 /// Pushes every pair of `pairs` (VertexFace: vertex a, triangle b; EdgeEdge: edges a, b) that
-/// is closer than `thickness` at the end positions to `thickness` apart, `iterations` times in
-/// order (Gauss-Seidel, closest points recomputed each time; fewer when a pass moves nothing,
-/// after which every later pass would move nothing either). The separating direction is the
-/// one from the pair's closest points at the end, turned around when the same material points
-/// were on the other side at the start (the pair crossed during the step); each vertex moves in
-/// proportion to its inverse mass and barycentric weight, as in position-based dynamics.
+/// is closer than `thickness` at the end positions to `thickness` apart, `iterations` times
+/// (Gauss-Seidel, closest points recomputed each time; fewer when a pass moves nothing, after
+/// which every later pass would move nothing either). The separating direction is the one from
+/// the pair's closest points at the end, turned around when the same material points were on
+/// the other side at the start (the pair crossed during the step); each vertex moves in
+/// proportion to its inverse mass and barycentric weight, as in position-based dynamics, and a
+/// pinned one (inverse mass 0) is never written. Coloured Gauss-Seidel: each pass runs the
+/// colours of colourPairs one after the other, so the order is the colours' blocks of
+/// consecutive pairs (each in list order), not the list's; the blocks of a colour run on up to
+/// `threads` OpenMP threads at once (their pairs move no vertex in common and read none another
+/// block moves), so the result is the same bit for bit on any number of threads. Lists shorter
+/// than cParallelProjectionPairs run on the calling thread. `colouring` is scratch.
 void projectSelfPairs(const SelfCollisionMesh& mesh, const CcdFeaturePair* pairs, std::size_t count, double thickness,
-                      int iterations);
+                      int iterations, int threads, PairColouring& colouring);
 
 /// Settings of the continuous stage.
 struct ContinuousOptions {
@@ -47,7 +58,7 @@ struct ContinuousOptions {
     int iterations = 1;                 ///< Projection iterations per round.
     std::uint32_t projectionRounds = 2; ///< Rounds whose impacts are projected before freezing.
     std::uint32_t freezeRounds = 16;    ///< Rounds that freeze vertices before reverting all.
-    int threads = 1;                    ///< OpenMP threads of the CCD query.
+    int threads = 1;                    ///< OpenMP threads of the CCD query and the projection.
     /// The skip: when set, the positions a discrete contact query saw this step (before the
     /// projection; it read them as floats), which reported every vertex-face and edge-edge pair
     /// sharing no vertex closer than `queryDistance` (and every intersecting triangle pair), the
@@ -122,9 +133,9 @@ bool runawayStep(const SelfCollisionMesh& mesh);
 /// without any two features that share no vertex coming within eta (as far as the CCD query
 /// sees; it has no false negatives), or is the start state. When slowStepClearsEta proves the
 /// step clear it runs no query (ContinuousResult::skipped). A runaway step (runawayStep) goes
-/// back whole without a query. `frozen` is scratch.
+/// back whole without a query. `frozen` and `colouring` are scratch.
 ContinuousResult runContinuousResponse(const SelfCollisionMesh& mesh, std::vector<CcdFeaturePair>& pairs,
                                        const ContinuousOptions& options, CcdFrameQuery& query, CcdFrameResult& result,
-                                       std::vector<std::uint8_t>& frozen);
+                                       std::vector<std::uint8_t>& frozen, PairColouring& colouring);
 
 } // namespace bulletgpu

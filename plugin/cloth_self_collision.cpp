@@ -52,7 +52,8 @@ void ClothSelfCollision::respond(ClothMesh& cloth, const SoftCollisionConfig& co
     ++stats.cloths;
     stats.contactPairs += cloth.pairs.size();
     const SelfCollisionMesh mesh = cloth.view();
-    projectSelfPairs(mesh, cloth.pairs.data(), cloth.pairs.size(), cloth.thickness, config.iterations);
+    projectSelfPairs(mesh, cloth.pairs.data(), cloth.pairs.size(), cloth.thickness, config.iterations, m_threads,
+                     m_colouring);
     if (!config.continuous) return;
     ContinuousOptions options;
     options.eta = config.ccdEtaFraction * cloth.thickness;
@@ -62,7 +63,8 @@ void ClothSelfCollision::respond(ClothMesh& cloth, const SoftCollisionConfig& co
     options.queried = config.skipClearSteps ? cloth.queried.data() : nullptr;
     options.queryDistance = cloth.thickness;
     options.nearest = cloth.nearest;
-    const ContinuousResult r = runContinuousResponse(mesh, cloth.pairs, options, m_ccd, m_ccdResult, m_frozen);
+    const ContinuousResult r =
+        runContinuousResponse(mesh, cloth.pairs, options, m_ccd, m_ccdResult, m_frozen, m_colouring);
     stats.impacts += r.impacts;
     stats.ccdQueries += r.rounds;
     stats.frozenNodes += r.frozenVertices;

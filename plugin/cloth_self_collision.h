@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #pragma once
 
+#include "bullet_adapter/pair_colouring.h"
 #include "bullet_adapter/soft_cloth_meshes.h"
 
 #include <bulletgpu/SoftBodySolver.h>
@@ -64,9 +65,10 @@ private:
     CcdFrameQuery m_ccd;                ///< The continuous query (reuses its buffers).
     CcdFrameResult m_ccdResult;         ///< Its output.
     std::vector<std::uint8_t> m_frozen; ///< The failsafe's flags.
+    PairColouring m_colouring;          ///< The projection's colouring.
     std::vector<char> m_selected;       ///< Whether each world body takes part.
     std::vector<double> m_thickness;    ///< Thickness of each world body.
-    int m_threads;                      ///< CPU threads of the CCD query.
+    int m_threads;                      ///< CPU threads of the CCD query and the projection.
 };
 
 } // namespace bulletgpu::detail

@@ -64,7 +64,7 @@ struct Options {
     bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto; ///< The setting of the row being run.
     std::vector<std::size_t> worldSizes{100000, 1000000};          ///< Cube counts of (c); empty skips it.
     bool reverseWorldRows = false;                                 ///< Runs (c)'s rows last to first.
-    bool flatPairCache = false; ///< The cache BulletGpu rows of (a) and (b) make (BroadphaseConfig::flatPairCache).
+    bool flatPairCache = true; ///< The cache BulletGpu rows of (a) and (b) make (BroadphaseConfig::flatPairCache).
     std::string jsonPath;
 };
 
@@ -93,7 +93,7 @@ bool isBulletGpu(Contender contender) {
 /// A bulletgpu::Broadphase on the given backend, without the backend log line.
 std::unique_ptr<bulletgpu::Broadphase> makeBulletGpu(bulletgpu::Backend backend, int threads,
                                                      bulletgpu::MarginBoxes margins = bulletgpu::MarginBoxes::Auto,
-                                                     bool flatPairCache = false) {
+                                                     bool flatPairCache = bulletgpu::BroadphaseConfig{}.flatPairCache) {
     bulletgpu::BroadphaseConfig config;
     config.flatPairCache = flatPairCache;
     config.backend = backend;
@@ -336,8 +336,9 @@ DemoResult runBenchmarkDemo1(Contender contender, const Options& options, bool b
 }
 
 /// The rows of (c): a broadphase and the way the world's boxes reach it.
-/// BulletGpuBulkFlat is BulletGpuBulk with a bulletgpu::PairCache instead of Bullet's hashed cache;
-/// the Cuda rows are the same two on the CUDA backend (when a device is usable).
+/// The BulletGpu rows make Bullet's hashed cache (flatPairCache false) except BulletGpuBulkFlat,
+/// BulletGpuBulk with a bulletgpu::PairCache (the library's default); the Cuda rows are the same
+/// three on the CUDA backend (when a device is usable).
 enum class WorldRow {
     DbvtBullet,
     BulletGpuBullet,
@@ -352,8 +353,9 @@ constexpr WorldRow cWorldRows[] = {WorldRow::DbvtBullet,        WorldRow::Bullet
                                    WorldRow::CudaBulkFlat};
 
 const char* nameOf(WorldRow row) {
-    constexpr const char* cNames[] = {"dbvt + updateAabbs",          "bulletgpu + updateAabbs", "bulletgpu + bulk",
-                                      "bulletgpu + bulk, PairCache", "cuda + updateAabbs",      "cuda + bulk",
+    constexpr const char* cNames[] = {"dbvt + updateAabbs",         "bulletgpu + updateAabbs, hashed",
+                                      "bulletgpu + bulk, hashed",   "bulletgpu + bulk, PairCache",
+                                      "cuda + updateAabbs, hashed", "cuda + bulk, hashed",
                                       "cuda + bulk, PairCache"};
     return cNames[static_cast<int>(row)];
 }
@@ -445,7 +447,7 @@ void benchmarkWorldCubes(const Options& options, const std::string& cudaReason, 
                 "    AABB update + computeOverlappingPairs; medians (min) over %d frames after %d warm-up;\n"
                 "    speedup = dbvt ms / this ms, of the medians\n",
                 100 * options.movingShare, options.speed, options.frames, options.warmup);
-    std::printf("%9s  %-24s %10s %10s %10s %10s %8s %9s\n", "N", "world", "ms/frame", "min", "aabb ms", "pairs ms",
+    std::printf("%9s  %-31s %10s %10s %10s %10s %8s %9s\n", "N", "world", "ms/frame", "min", "aabb ms", "pairs ms",
                 "speedup", "pairs");
     std::vector<WorldRow> rows(std::begin(cWorldRows), std::end(cWorldRows));
     if (options.reverseWorldRows) std::reverse(rows.begin(), rows.end());
@@ -455,7 +457,7 @@ void benchmarkWorldCubes(const Options& options, const std::string& cudaReason, 
             json entry = {{"n", count}, {"world", nameOf(row)}};
             if (onCuda(row) && !cudaReason.empty()) continue;
             if (row == WorldRow::DbvtBullet && options.skipSlowAbove != 0 && count > options.skipSlowAbove) {
-                std::printf("%9zu  %-24s skipped (--skip-slow)\n", count, nameOf(row));
+                std::printf("%9zu  %-31s skipped (--skip-slow)\n", count, nameOf(row));
                 entry["note"] = "skipped (--skip-slow)";
                 report["world"].push_back(entry);
                 continue;
@@ -464,7 +466,7 @@ void benchmarkWorldCubes(const Options& options, const std::string& cudaReason, 
             const double frameMs = median(result.frameMs);
             if (row == WorldRow::DbvtBullet) dbvtMs = frameMs;
             const double minMs = *std::min_element(result.frameMs.begin(), result.frameMs.end());
-            std::printf("%9zu  %-24s %10.3f %10.3f %10.3f %10.3f %8s %9zu\n", count, nameOf(row), frameMs, minMs,
+            std::printf("%9zu  %-31s %10.3f %10.3f %10.3f %10.3f %8s %9zu\n", count, nameOf(row), frameMs, minMs,
                         median(result.aabbMs), median(result.pairsMs), speedupText(dbvtMs, frameMs).c_str(),
                         result.pairs);
             entry.update({{"medianFrameMs", frameMs},
@@ -538,9 +540,11 @@ const char* cUsage =
     "                (default auto; a list runs one row each)\n"
     "  --world-sizes cube counts of (c), a btCollisionWorld's whole frame with Bullet's updateAabbs\n"
     "                and with the bulk update (default 100000,1000000; an empty list skips it)\n"
-    "                (a row is the bulk update with a bulletgpu::PairCache; with a usable CUDA\n"
-    "                device the BulletGpu rows run again on the CUDA backend)\n"
-    "  --pair-cache  hashed (default) or flat: the pair cache BulletGpu makes in (a) and (b)\n"
+    "                (rows marked hashed make Bullet's hashed cache, the PairCache row the\n"
+    "                library's default; with a usable CUDA device the BulletGpu rows run again on\n"
+    "                the CUDA backend)\n"
+    "  --pair-cache  flat (default: bulletgpu::PairCache, the library's default) or hashed: the pair\n"
+    "                cache BulletGpu makes in (a) and (b)\n"
     "  --reverse-world-rows  run (c)'s rows last to first (alternate runs on a busy machine)\n"
     "  --json        also write the results as JSON to FILE\n";
 

@@ -64,6 +64,7 @@ enum class Setup {
     DbvtPairCache,    ///< btDbvtBroadphase with a bulletgpu::PairCache.
     GpuBulletCache,   ///< bulletgpu::Broadphase (CPU backend) given a btHashedOverlappingPairCache.
     GpuMadePairCache, ///< bulletgpu::Broadphase (CPU backend) making a PairCache (flatPairCache; absorb).
+    GpuMadeHashed,    ///< bulletgpu::Broadphase (CPU backend) making Bullet's hashed cache (flatPairCache false).
     GpuDefaultCache,  ///< bulletgpu::Broadphase (CPU backend) making its default cache.
     GpuPairCache,     ///< bulletgpu::Broadphase (CPU backend) given a bulletgpu::PairCache.
 };
@@ -87,7 +88,8 @@ public:
             config.backend = bulletgpu::Backend::Cpu;
             config.logBackendChoice = false;
             config.pairCache = m_cache.get();
-            config.flatPairCache = setup == Setup::GpuMadePairCache;
+            if (setup == Setup::GpuMadePairCache) config.flatPairCache = true;
+            if (setup == Setup::GpuMadeHashed) config.flatPairCache = false;
             m_broadphase = std::make_unique<bulletgpu::Broadphase>(config);
         }
         m_world =
@@ -432,8 +434,10 @@ TEST_CASE("PairCache world: on btDbvtBroadphase it gives Bullet's cache's pairs,
 TEST_CASE("PairCache world: on bulletgpu::Broadphase it gives Bullet's cache's pairs, ghost events and result",
           "[pair_cache][world]") {
     // A PairCache the broadphase makes (changed through absorb), one given to it (changed pair
-    // by pair), and the default cache, each against a btHashedOverlappingPairCache given.
-    const Setup tested = GENERATE(Setup::GpuMadePairCache, Setup::GpuPairCache, Setup::GpuDefaultCache);
+    // by pair), the hashed cache it makes on request and the default cache, each against a
+    // btHashedOverlappingPairCache given.
+    const Setup tested =
+        GENERATE(Setup::GpuMadePairCache, Setup::GpuPairCache, Setup::GpuMadeHashed, Setup::GpuDefaultCache);
     CAPTURE(static_cast<int>(tested));
     const auto [events, peakPairs] = requireLockstep(Setup::GpuBulletCache, tested);
     CHECK(events > 400);

@@ -73,12 +73,12 @@ struct BroadphaseConfig {
     /// or its pairs point at freed proxies). It must remove pairs immediately
     /// (hasDeferredRemoval() == false), else the constructor throws std::runtime_error.
     btOverlappingPairCache* pairCache = nullptr;
-    /// Which cache the broadphase makes when pairCache is null: false (the default), Bullet's
-    /// btHashedOverlappingPairCache, changed pair by pair with its buckets loaded ahead; true, a
-    /// bulletgpu::PairCache that takes each update's lost and found pairs in one absorb(). Both
-    /// hold the same pairs in the same order. PairCache changes pairs faster, but the whole frame
-    /// measured the same (docs/benchmarks/pair-cache-cpu.md), so it is opt-in.
-    bool flatPairCache = false;
+    /// Which cache the broadphase makes when pairCache is null: true (the default), a
+    /// bulletgpu::PairCache that takes each update's lost and found pairs in one absorb(); false,
+    /// Bullet's btHashedOverlappingPairCache, changed pair by pair with its buckets loaded ahead.
+    /// Both hold the same pairs in the same order and give the same simulation; PairCache's
+    /// frames are faster (docs/benchmarks/pair-cache-cpu.md).
+    bool flatPairCache = true;
     /// Whether to log the line that says which backend was chosen and why, at construction.
     bool logBackendChoice = true;
     /// Where log lines go: the backend line above and, should a GPU fail, the line saying the

@@ -124,14 +124,14 @@ int teamFor(std::int64_t items, std::int64_t threshold, int threads) {
 } // namespace
 
 void FrontTraversal::join(std::vector<FrontEntry> ThreadOut::*member, int team, std::vector<FrontEntry>& out) {
+    // Appended, not resized and copied over: resize would zero every entry first.
     std::size_t total = 0;
     for (int t = 0; t < team; ++t) total += (m_threads[t].value.*member).size();
-    out.resize(total);
-    std::size_t at = 0;
+    out.clear();
+    out.reserve(total);
     for (int t = 0; t < team; ++t) {
         const std::vector<FrontEntry>& part = m_threads[t].value.*member;
-        std::copy(part.begin(), part.end(), out.begin() + static_cast<std::ptrdiff_t>(at));
-        at += part.size();
+        out.insert(out.end(), part.begin(), part.end());
     }
 }
 

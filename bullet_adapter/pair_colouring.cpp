@@ -64,14 +64,7 @@ void sortByColour(std::size_t colours, PairColouring& c) {
 
 int movableVertices(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, std::uint32_t* out) {
     std::uint32_t all[4];
-    if (pair.kind == CcdFeatureKind::VertexFace) {
-        const std::uint32_t* t = mesh.indices + 3 * pair.b;
-        all[0] = pair.a, all[1] = t[0], all[2] = t[1], all[3] = t[2];
-    } else {
-        const std::uint32_t* e = mesh.edges + 2 * pair.a;
-        const std::uint32_t* f = mesh.edges + 2 * pair.b;
-        all[0] = e[0], all[1] = e[1], all[2] = f[0], all[3] = f[1];
-    }
+    pairVertices(mesh, pair, all);
     int count = 0;
     for (const std::uint32_t v : all)
         if (mesh.inverseMass[v] != 0) out[count++] = v;

@@ -58,21 +58,19 @@ double segmentParameter(const Vec3d& x, const Vec3d& a, const Vec3d& b) {
 
 /// The two sides of `pair` at the end positions, as weighted points at their closest points.
 void closestSides(const SelfCollisionMesh& m, const CcdFeaturePair& pair, WeightedPoint& sideA, WeightedPoint& sideB) {
+    std::uint32_t v[4];
+    pairVertices(m, pair, v);
+    const Vec3d x0 = load(m.end, v[0]), x1 = load(m.end, v[1]), x2 = load(m.end, v[2]), x3 = load(m.end, v[3]);
     if (pair.kind == CcdFeatureKind::VertexFace) {
-        const std::uint32_t* t = m.indices + 3 * pair.b;
-        const Vec3d a = load(m.end, t[0]), b = load(m.end, t[1]), c = load(m.end, t[2]);
-        sideA = WeightedPoint{{pair.a, 0, 0}, {1, 0, 0}, 1};
-        sideB = WeightedPoint{{t[0], t[1], t[2]}, {0, 0, 0}, 3};
-        closestTriangleWeights(load(m.end, pair.a), a, b, c, sideB.weight);
+        sideA = WeightedPoint{{v[0], 0, 0}, {1, 0, 0}, 1};
+        sideB = WeightedPoint{{v[1], v[2], v[3]}, {0, 0, 0}, 3};
+        closestTriangleWeights(x0, x1, x2, x3, sideB.weight);
         return;
     }
-    const std::uint32_t* e = m.edges + 2 * pair.a;
-    const std::uint32_t* f = m.edges + 2 * pair.b;
-    const Vec3d p1 = load(m.end, e[0]), q1 = load(m.end, e[1]), p2 = load(m.end, f[0]), q2 = load(m.end, f[1]);
-    const FeaturePoints fp = segmentsClosest(p1, q1, p2, q2);
-    const double s = segmentParameter(fp.onA, p1, q1), t = segmentParameter(fp.onB, p2, q2);
-    sideA = WeightedPoint{{e[0], e[1], 0}, {1 - s, s, 0}, 2};
-    sideB = WeightedPoint{{f[0], f[1], 0}, {1 - t, t, 0}, 2};
+    const FeaturePoints fp = segmentsClosest(x0, x1, x2, x3);
+    const double s = segmentParameter(fp.onA, x0, x1), t = segmentParameter(fp.onB, x2, x3);
+    sideA = WeightedPoint{{v[0], v[1], 0}, {1 - s, s, 0}, 2};
+    sideB = WeightedPoint{{v[2], v[3], 0}, {1 - t, t, 0}, 2};
 }
 
 double length(const Vec3d& v) { return std::sqrt(vecDot(v, v)); }
@@ -85,16 +83,12 @@ bool fallbackDirection(const SelfCollisionMesh& m, const CcdFeaturePair& pair, c
         n = vecScale(1 / startLength, startGap);
         return true;
     }
-    Vec3d axis;
-    if (pair.kind == CcdFeatureKind::VertexFace) {
-        const std::uint32_t* t = m.indices + 3 * pair.b;
-        const Vec3d a = load(m.end, t[0]);
-        axis = vecCross(vecSub(load(m.end, t[1]), a), vecSub(load(m.end, t[2]), a));
-    } else {
-        const std::uint32_t* e = m.edges + 2 * pair.a;
-        const std::uint32_t* f = m.edges + 2 * pair.b;
-        axis = vecCross(vecSub(load(m.end, e[1]), load(m.end, e[0])), vecSub(load(m.end, f[1]), load(m.end, f[0])));
-    }
+    // The triangle's normal (corners v[1..3]), or the cross product of the two edges.
+    std::uint32_t v[4];
+    pairVertices(m, pair, v);
+    const Vec3d x0 = load(m.end, v[0]), x1 = load(m.end, v[1]), x2 = load(m.end, v[2]), x3 = load(m.end, v[3]);
+    const Vec3d axis = pair.kind == CcdFeatureKind::VertexFace ? vecCross(vecSub(x2, x1), vecSub(x3, x1))
+                                                               : vecCross(vecSub(x1, x0), vecSub(x3, x2));
     const double axisLength = length(axis);
     if (!(axisLength > 0)) return false;
     n = vecScale(1 / axisLength, axis);
@@ -219,17 +213,13 @@ bool pairListHolds(const double* listed, const double* now, std::uint32_t vertex
 }
 
 double featurePairDistance(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, const double* positions) {
-    if (pair.kind == CcdFeatureKind::VertexFace) {
-        const std::uint32_t* t = mesh.indices + 3 * pair.b;
-        return std::sqrt(pointTriangleClosest(load(positions, pair.a), load(positions, t[0]), load(positions, t[1]),
-                                              load(positions, t[2]))
-                             .distanceSquared);
-    }
-    const std::uint32_t* e = mesh.edges + 2 * pair.a;
-    const std::uint32_t* f = mesh.edges + 2 * pair.b;
-    return std::sqrt(
-        segmentsClosest(load(positions, e[0]), load(positions, e[1]), load(positions, f[0]), load(positions, f[1]))
-            .distanceSquared);
+    std::uint32_t v[4];
+    pairVertices(mesh, pair, v);
+    const Vec3d x0 = load(positions, v[0]), x1 = load(positions, v[1]), x2 = load(positions, v[2]),
+                x3 = load(positions, v[3]);
+    const FeaturePoints closest = pair.kind == CcdFeatureKind::VertexFace ? pointTriangleClosest(x0, x1, x2, x3)
+                                                                          : segmentsClosest(x0, x1, x2, x3);
+    return std::sqrt(closest.distanceSquared);
 }
 
 double positionRounding(const double* a, const double* b, std::size_t count) {

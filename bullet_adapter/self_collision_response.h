@@ -27,6 +27,19 @@ struct SelfCollisionMesh {
     const double* inverseMass = nullptr;    ///< Inverse mass per vertex (0: pinned).
 };
 
+/// The four vertices of `pair` into `out`: VertexFace, vertex a then the corners of triangle b;
+/// EdgeEdge, the ends of edge a then those of edge b.
+inline void pairVertices(const SelfCollisionMesh& mesh, const CcdFeaturePair& pair, std::uint32_t* out) {
+    if (pair.kind == CcdFeatureKind::VertexFace) {
+        const std::uint32_t* t = mesh.indices + 3 * pair.b;
+        out[0] = pair.a, out[1] = t[0], out[2] = t[1], out[3] = t[2];
+        return;
+    }
+    const std::uint32_t* e = mesh.edges + 2 * pair.a;
+    const std::uint32_t* f = mesh.edges + 2 * pair.b;
+    out[0] = e[0], out[1] = e[1], out[2] = f[0], out[3] = f[1];
+}
+
 /// Barycentric weights `w` of the point of triangle (a, b, c) closest to `x`.
 void closestTriangleWeights(const Vec3d& x, const Vec3d& a, const Vec3d& b, const Vec3d& c, double* w);
 

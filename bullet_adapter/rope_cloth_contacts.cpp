@@ -98,7 +98,7 @@ void RopeClothContacts::collide(SoftClothMeshes& cloths, const SoftRopeChains& r
             const SelfCollisionMesh mesh{
                 total,          cloth.indices.data(), cloth.faceCount,     cloth.features.edges.data(),
                 m_start.data(), m_end.data(),         m_inverseMass.data()};
-            projectSelfPairs(mesh, m_pairs.data(), m_pairs.size(), separation, iterations, 1, m_colouring);
+            projectSelfPairs(mesh, m_pairs.data(), m_pairs.size(), separation, iterations, m_threads, m_colouring);
             engineStale = moveNodesTo(*cloth.body, m_end.data(), clothNodes, cloth.body->m_sst.sdt);
             moveNodesTo(*rope.body, m_end.data() + 3 * std::size_t(clothNodes), rope.nodeCount, rope.body->m_sst.sdt);
         }

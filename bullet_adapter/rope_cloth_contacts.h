@@ -24,11 +24,14 @@ namespace bulletgpu {
 /// The rope-cloth stage of a soft-body world.
 class RopeClothContacts {
 public:
+    /// The stage, its projection on up to `threads` CPU threads (1 or fewer: the calling thread).
+    explicit RopeClothContacts(int threads = 1) : m_threads(threads) {}
+
     /// For every active cloth of `cloths` and every rope of `ropes` whose boxes come within
     /// reach (the mean thickness plus both bodies' largest moves over the step, so that a node
     /// that crossed a face is found), the points-against-mesh query of the rope's nodes against
     /// the cloth's faces on the cloths' engine, then `iterations` passes of projectSelfPairs with
-    /// the mean thickness (on the calling thread); moved nodes are written back to m_x, m_v changed
+    /// the mean thickness (on the stage's threads); moved nodes are written back to m_x, m_v changed
     /// by the move over the step. A rope with a non-finite node position is left alone; sleeping
     /// bodies do not move.
     void collide(SoftClothMeshes& cloths, const SoftRopeChains& ropes, int iterations);
@@ -49,6 +52,7 @@ private:
     std::vector<CcdFeaturePair> m_pairs;  ///< Rope node (after the cloth's nodes), cloth face.
     PairColouring m_colouring;            ///< The projection's colouring.
     std::uint64_t m_pairCount = 0;        ///< pairCount().
+    int m_threads;                        ///< The projection's threads.
 };
 
 } // namespace bulletgpu

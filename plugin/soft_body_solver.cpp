@@ -26,7 +26,8 @@ struct SoftBodySolver::Engine {
     /// The engine of `config`.
     Engine(Backend backend, int threadsOrDevice, int cpuThreads)
         : cloths(backend, threadsOrDevice, cpuThreads), ropes(backend, threadsOrDevice, cpuThreads),
-          meshes(backend, threadsOrDevice), meshFaces(backend, threadsOrDevice), softPairs(backend, threadsOrDevice) {}
+          meshes(backend, threadsOrDevice), meshFaces(backend, threadsOrDevice), softPairs(backend, threadsOrDevice),
+          ropeCloth(cpuThreads) {}
 };
 
 SoftBodySolver::SoftBodySolver(const SoftCollisionConfig& config) : m_config(detail::checkedSoftConfig(config)) {

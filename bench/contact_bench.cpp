@@ -20,6 +20,7 @@
 #include "bench/scene_filter.h"
 #include "kernels/common/cuda_device.h"
 #include "kernels/common/stopwatch.h"
+#include "kernels/narrow/engine/proximity_sort_cpu.h"
 #include <bulletgpu/TriangleMeshSet.h>
 #include "kernels/narrow/geometry/candidate_proximity.h"
 #include "kernels/narrow/geometry/proximity_bounds.h"
@@ -181,6 +182,7 @@ btDbvtVolume volumeOf(const FloatBox& b) {
 /// One thread's contacts, on cache lines of its own (as the engine keeps them).
 struct alignas(64) ThreadContacts {
     std::vector<ProximityContact> contacts; ///< Contacts the thread found.
+    ProximitySortScratch sort;              ///< Scratch of the sort (the first part's is used).
 };
 
 /// An emit functor appending to a vector.
@@ -190,7 +192,7 @@ struct AppendContact {
 };
 
 /// The exact tests of the leaf pairs on `threads` threads (the pairs split in equal runs, as the
-/// engine splits its candidates), the parts joined and sorted as the engine sorts.
+/// engine splits its candidates), the parts joined and sorted with the engine's sort.
 void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatures& features,
                 const std::vector<std::pair<std::uint32_t, std::uint32_t>>& pairs, double distance, int threads,
                 std::vector<ThreadContacts>& parts, std::vector<ProximityContact>& contacts) {
@@ -216,7 +218,7 @@ void exactTests(const PlyMesh& mesh, const PreparedFrame& frame, const MeshFeatu
     contacts.clear();
     for (int t = 0; t < threads; ++t)
         contacts.insert(contacts.end(), parts[t].contacts.begin(), parts[t].contacts.end());
-    std::sort(contacts.begin(), contacts.end(), proximityBefore);
+    sortProximityContacts(contacts, 0, parts[0].sort);
 }
 
 /// The btDbvt comparator on one repeat: frame preparation (corners, planes, grown boxes), btDbvt

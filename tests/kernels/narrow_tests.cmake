@@ -7,7 +7,7 @@ bulletgpu_add_test(narrow_test
 # The contact query (issue 33): its own executable, so that the oracle's all-pairs loops build
 # apart from the rest.
 bulletgpu_add_test(narrow_proximity_test
-  SOURCES kernels/narrow_proximity_test.cpp
+  SOURCES kernels/narrow_proximity_test.cpp kernels/narrow_proximity_sort_test.cpp
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
 
 # Separation distance (kernels/narrow/distance).

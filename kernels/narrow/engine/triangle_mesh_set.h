@@ -5,6 +5,7 @@
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include "kernels/common/thread_tuner.h"
+#include "kernels/narrow/engine/proximity_sort_cpu.h"
 #include "kernels/narrow/traversal/bvtt_front.h"
 #include "kernels/narrow/traversal/bvtt_traversal.h"
 #include "kernels/narrow/hierarchy/lbvh.h"
@@ -245,6 +246,7 @@ private:
     /// Per-thread contact-query outputs.
     struct ProximityThreadOut {
         std::vector<ProximityContact> contacts; ///< Contacts found.
+        ProximitySortScratch sort;              ///< Scratch of sorting its contacts.
         std::vector<PointContact> points;       ///< Point contacts found.
         std::vector<FrontEntry> walk;           ///< A point's candidate leaves; own-frame culling's scratch.
         std::vector<FrontEntry> ownCandidates;  ///< Candidates of a query culled in its own frame.

@@ -279,7 +279,8 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
         // thread's contacts sorted on that thread, then merged: the same order whoever tested what.
 #pragma omp parallel num_threads(team)
     {
-        std::vector<ProximityContact>& out = m_proximityThreads[omp_get_thread_num()].value.contacts;
+        ProximityThreadOut& mine = m_proximityThreads[omp_get_thread_num()].value;
+        std::vector<ProximityContact>& out = mine.contacts;
         AppendTo<ProximityContact> emit{out};
 #pragma omp for schedule(dynamic, cProximityChunk) nowait
         for (std::int64_t i = 0; i < count; ++i) {
@@ -287,7 +288,7 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
             const std::uint32_t tb = leafTriangle(views.b.nodes[candidates[i].node]);
             candidateProximity(a, ta, b, tb, views.self, distance, options.vertexFaceOnly, emit);
         }
-        std::sort(out.begin(), out.end(), ProximityOrder{});
+        sortProximityContacts(out, 0, mine.sort);
     }
     // The first part merged with each next one, the last merge into `contacts`.
     const std::vector<ProximityContact>* merged = &m_proximityThreads[0].value.contacts;
@@ -347,7 +348,7 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
                                    leafTriangle(views.b.nodes[candidate.node]), self, options.distance,
                                    options.vertexFaceOnly, emit);
             }
-            std::sort(out.contacts.begin() + static_cast<std::ptrdiff_t>(first), out.contacts.end(), ProximityOrder{});
+            sortProximityContacts(out.contacts, first, out.sort);
             out.ends.push_back(out.contacts.size());
             out.queries.push_back(static_cast<std::uint32_t>(position));
         }

@@ -41,7 +41,8 @@ std::vector<ProximityContact> randomContacts(std::size_t count, std::uint32_t sp
 
 /// Whether two lists are the same bytes.
 bool sameRecords(const std::vector<ProximityContact>& a, const std::vector<ProximityContact>& b) {
-    return a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(ProximityContact)) == 0;
+    return a.size() == b.size() &&
+           (a.empty() || std::memcmp(a.data(), b.data(), a.size() * sizeof(ProximityContact)) == 0);
 }
 
 /// contacts[first, end) sorted by std::sort with proximityBefore, the rest untouched.

@@ -187,6 +187,9 @@ public:
 
     btSoftRigidDynamicsWorld& world() { return m_world; }
 
+    /// Adds `body` (made on this world's info) to the world, which owns it from now on.
+    btSoftBody* adopt(btSoftBody* body) { return add(body); }
+
 private:
     btSoftBody* add(btSoftBody* body) {
         m_bodies.emplace_back(body);

@@ -75,7 +75,10 @@ void SoftBodySolver::processCollision(btSoftBody* body, btSoftBody* other) {
 void SoftBodySolver::solveConstraints(btScalar solverdt) {
     m_engine->meshes.generate();
     if (m_config.meshFaceContacts) m_engine->meshFaces.addContacts(m_engine->meshes.facePairs());
+    const auto softBegin = std::chrono::steady_clock::now();
     m_engine->softPairs.generate();
+    m_meshStats.softMilliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - softBegin).count();
     m_meshStats.softContacts = m_engine->softPairs.contactCount();
     m_meshStats.faceContacts = m_config.meshFaceContacts ? m_engine->meshFaces.contactCount() : 0;
     m_meshStats.contacts = m_engine->meshes.contactCount() + m_meshStats.faceContacts;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Zlib
 #include "demos/scene/generator.h"
 #include "demos/scene/procedural_meshes.h"
+#include "demos/scene/soft_tori.h"
 
 #include <BulletSoftBody/btSoftBody.h>
 #include <BulletSoftBody/btSoftBodyHelpers.h>
@@ -141,29 +142,35 @@ void generateClothAttach(const JsonReader& params, GeneratorContext& context) {
     cloth->appendAnchor(resolution - 1, body);
 }
 
+btSoftBody* makeSoftTorus(btSoftBodyWorldInfo& info, const SoftToriSpec& spec, int index) {
+    const TriMesh torus = torusMesh(spec.majorRadius, spec.minorRadius, spec.majorSegments, spec.minorSegments);
+    btSoftBody* body =
+        btSoftBodyHelpers::CreateFromTriMesh(info, torus.vertices.data(), torus.indices.data(), torus.triangleCount());
+    addBending(*body, 2, 1);
+    body->m_cfg.piterations = 2;
+    body->m_cfg.collisions |= btSoftBody::fCollision::VF_SS;
+    body->randomizeConstraints();
+    btMatrix3x3 rotation;
+    rotation.setEulerZYX(SIMD_HALF_PI * btScalar(1 - (index & 1)), SIMD_HALF_PI * btScalar(index & 1), 0);
+    body->transform(btTransform(rotation, btVector3(spec.spacing * btScalar(index), spec.height, 0)));
+    body->scale(btVector3(spec.scale, spec.scale, spec.scale));
+    body->setTotalMass(spec.mass, true);
+    return body;
+}
+
 void generateSoftTori(const JsonReader& params, GeneratorContext& context) {
     btSoftBodyWorldInfo& info = context.softInfo(params);
-    const int count = params.positiveInt("count", 3);
-    const btScalar spacing = btScalar(params.number("spacing", 3));
-    const btScalar height = btScalar(params.number("height", 2));
-    const btScalar scale = btScalar(params.positiveNumber("scale", 2));
-    const btScalar mass = btScalar(params.positiveNumber("mass", 50));
-    const TriMesh torus = torusMesh(btScalar(params.positiveNumber("majorRadius", 2)),
-                                    btScalar(params.positiveNumber("minorRadius", 0.5)),
-                                    params.positiveInt("majorSegments", 30), params.positiveInt("minorSegments", 10));
-    for (int i = 0; i < count; ++i) {
-        btSoftBody* body = context.content.addSoftBody(btSoftBodyHelpers::CreateFromTriMesh(
-            info, torus.vertices.data(), torus.indices.data(), torus.triangleCount()));
-        addBending(*body, 2, 1);
-        body->m_cfg.piterations = 2;
-        body->m_cfg.collisions |= btSoftBody::fCollision::VF_SS;
-        body->randomizeConstraints();
-        btMatrix3x3 rotation;
-        rotation.setEulerZYX(SIMD_HALF_PI * btScalar(1 - (i & 1)), SIMD_HALF_PI * btScalar(i & 1), 0);
-        body->transform(btTransform(rotation, btVector3(spacing * btScalar(i), height, 0)));
-        body->scale(btVector3(scale, scale, scale));
-        body->setTotalMass(mass, true);
-    }
+    SoftToriSpec spec;
+    spec.count = params.positiveInt("count", spec.count);
+    spec.spacing = btScalar(params.number("spacing", spec.spacing));
+    spec.height = btScalar(params.number("height", spec.height));
+    spec.scale = btScalar(params.positiveNumber("scale", spec.scale));
+    spec.mass = btScalar(params.positiveNumber("mass", spec.mass));
+    spec.majorRadius = btScalar(params.positiveNumber("majorRadius", spec.majorRadius));
+    spec.minorRadius = btScalar(params.positiveNumber("minorRadius", spec.minorRadius));
+    spec.majorSegments = params.positiveInt("majorSegments", spec.majorSegments);
+    spec.minorSegments = params.positiveInt("minorSegments", spec.minorSegments);
+    for (int i = 0; i < spec.count; ++i) context.content.addSoftBody(makeSoftTorus(info, spec, i));
 }
 
 void generateSoftMesh(const JsonReader& params, GeneratorContext& context) {

@@ -121,6 +121,7 @@ struct SoftMeshStats {
     std::uint64_t faceContacts = 0; ///< Of the RContacts, those of faces a mesh vertex meets (meshFaceContacts).
     std::uint64_t facePushes = 0;   ///< Faces pushed from a mesh vertex after Bullet's solve (meshFaceContacts).
     std::uint64_t softContacts = 0; ///< SContacts made between soft bodies (VF_SS).
+    double softMilliseconds = 0;    ///< Time making them (meshes updated, engine query, Bullet's test per record).
 };
 
 /// A btDefaultSoftBodySolver that adds self-collision to cloth in Bullet's classic

@@ -8,6 +8,7 @@ bulletgpu_add_test(narrow_test
 # apart from the rest.
 bulletgpu_add_test(narrow_proximity_test
   SOURCES kernels/narrow_proximity_test.cpp kernels/narrow_proximity_sort_test.cpp
+          kernels/narrow_neighbour_cull_test.cpp
   LIBS bulletgpu_narrow bulletgpu_test_meshes)
 
 # Separation distance (kernels/narrow/distance).

@@ -48,6 +48,10 @@ struct NarrowStats {
     std::uint32_t subtreesRestructured = 0;  ///< Subtrees rebuilt in place before this query.
     std::uint64_t leavesRestructured = 0;    ///< Leaves of those subtrees.
     double worstQualityRatio = 1;            ///< Largest front measure over its reference (Wang/Tang 2018, 4.1).
+    std::uint64_t neighboursSkipped = 0;     ///< Self contact queries (CPU): candidates sharing a vertex skipped,
+                                             ///< their features proven farther apart than the distance.
+    std::uint64_t neighbourPatchesApart = 0; ///< Self contact queries (CPU): vertices whose neighbour pairs
+                                             ///< were proven apart.
 };
 /// One request of a batch: meshA against meshB, or meshA against itself when they are equal.
 struct MeshPairQuery {

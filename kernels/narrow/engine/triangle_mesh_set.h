@@ -5,6 +5,7 @@
 #include <bulletgpu/TriangleMeshSet.h>
 
 #include "kernels/common/thread_tuner.h"
+#include "kernels/narrow/engine/neighbour_cull_cpu.h"
 #include "kernels/narrow/engine/proximity_sort_cpu.h"
 #include "kernels/narrow/traversal/bvtt_front.h"
 #include "kernels/narrow/traversal/bvtt_traversal.h"
@@ -236,6 +237,7 @@ private:
         std::uint64_t grownTopology[2] = {~0ull, ~0ull}; ///< topologyVersion they were made over.
         double grownDistance[2] = {-1, -1};              ///< The distance they were grown by.
         std::vector<double> movedVertices;               ///< Vertices moved to the world with the world grown tree.
+        NeighbourCull neighbours;                        ///< Its self contact queries' neighbour clearances.
     };
 
     /// A contact-query front and what it was made for.
@@ -256,6 +258,7 @@ private:
         std::vector<std::uint32_t> queries;     ///< Positions in m_order of its queries.
         FrontCounters counters;                 ///< Its queries' counters, summed.
         std::uint32_t frontsGenerated = 0;      ///< Its queries whose fronts were generated anew.
+        std::uint64_t neighboursSkipped = 0;    ///< Its candidates the neighbour culls skipped.
     };
 
     /// Checks the queries' meshes and sorts m_order by mesh pair, so that joined results come
@@ -307,6 +310,12 @@ private:
     /// Moves to the world and grows the trees of every mesh the queries read, one mesh per
     /// thread when there are many.
     void prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance);
+    /// The neighbour cull of a query (neighbour_cull_cpu.h), or null: self queries without welds.
+    NeighbourCull* neighbourCullOf(const MeshPairQuery& query, const ProximityOptions& options);
+    /// Prepares the neighbour cull of every query that has one (built at its first use).
+    void prepareNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options);
+    /// Measures again the neighbour patches the queries' culls did not prove apart.
+    void refreshNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options);
     /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
     BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);
     /// Tests one query's candidates on the threads; appends the contacts, sorted.

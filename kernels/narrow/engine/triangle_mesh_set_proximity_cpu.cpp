@@ -265,6 +265,35 @@ ProximityMeshView TriangleMeshSetImpl::proximityViewOf(const MeshView& view, boo
                              view.mesh};
 }
 
+NeighbourCull* TriangleMeshSetImpl::neighbourCullOf(const MeshPairQuery& query, const ProximityOptions& options) {
+    if (query.meshA != query.meshB || options.excludeWelded) return nullptr;
+    return &m_meshes[query.meshA].neighbours;
+}
+
+void TriangleMeshSetImpl::prepareNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count,
+                                                const ProximityOptions& options) {
+    for (std::uint32_t q = 0; q < count; ++q) {
+        NeighbourCull* cull = neighbourCullOf(queries[q], options);
+        if (cull == nullptr) continue;
+        const Mesh& mesh = m_meshes[queries[q].meshA];
+        const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
+        const auto vertices = static_cast<std::uint32_t>(mesh.positions.size() / 3);
+        if (!cull->builtFor(triangles, vertices)) cull->build(mesh.indices.data(), triangles, vertices);
+        cull->prepare(mesh.positions.data(), options.distance, m_threads);
+        m_stats.neighbourPatchesApart += cull->apartCount();
+    }
+}
+
+void TriangleMeshSetImpl::refreshNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count,
+                                                const ProximityOptions& options) {
+    for (std::uint32_t q = 0; q < count; ++q) {
+        NeighbourCull* cull = neighbourCullOf(queries[q], options);
+        if (cull == nullptr) continue;
+        const Mesh& mesh = m_meshes[queries[q].meshA];
+        cull->refresh(mesh.indices.data(), mesh.positions.data(), m_threads);
+    }
+}
+
 void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const std::vector<FrontEntry>& candidates,
                                                   const ProximityOptions& options,
                                                   std::vector<ProximityContact>& contacts) {
@@ -274,10 +303,12 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
     const ProximityMeshView a = proximityViewOf(views.a, views.self, options);
     const ProximityMeshView b = proximityViewOf(views.b, views.self, options);
     const double distance = options.distance;
+    const NeighbourCull* cull = views.self && !options.excludeWelded ? &m_meshes[views.a.mesh].neighbours : nullptr;
+    std::uint64_t skipped = 0;
     for (int t = 0; t < team; ++t) m_proximityThreads[t].value.contacts.clear();
         // Chunks handed out as threads free up (the cost of a candidate varies by region), each
         // thread's contacts sorted on that thread, then merged: the same order whoever tested what.
-#pragma omp parallel num_threads(team)
+#pragma omp parallel num_threads(team) reduction(+ : skipped)
     {
         ProximityThreadOut& mine = m_proximityThreads[omp_get_thread_num()].value;
         std::vector<ProximityContact>& out = mine.contacts;
@@ -286,10 +317,15 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
         for (std::int64_t i = 0; i < count; ++i) {
             const std::uint32_t ta = leafTriangle(views.a.nodes[candidates[i].leaf]);
             const std::uint32_t tb = leafTriangle(views.b.nodes[candidates[i].node]);
+            if (cull != nullptr && cull->skips(views.a.indices, ta, tb)) {
+                ++skipped;
+                continue;
+            }
             candidateProximity(a, ta, b, tb, views.self, distance, options.vertexFaceOnly, emit);
         }
         sortProximityContacts(out, 0, mine.sort);
     }
+    m_stats.neighboursSkipped += skipped;
     // The first part merged with each next one, the last merge into `contacts`.
     const std::vector<ProximityContact>* merged = &m_proximityThreads[0].value.contacts;
     for (int t = 1; t < team; ++t) {
@@ -319,6 +355,7 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
         out.queries.clear();
         out.counters = FrontCounters{};
         out.frontsGenerated = 0;
+        out.neighboursSkipped = 0;
         AppendTo<ProximityContact> emit{out.contacts};
 #pragma omp for schedule(dynamic, 4)
         for (std::int64_t position = 0; position < count; ++position) {
@@ -342,11 +379,16 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
             out.frontsGenerated += counters.generated ? 1 : 0;
             const ProximityMeshView a = proximityViewOf(views.a, self, options);
             const ProximityMeshView b = proximityViewOf(views.b, self, options);
+            const NeighbourCull* cull = self && !options.excludeWelded ? &m_meshes[query.meshA].neighbours : nullptr;
             const std::size_t first = out.contacts.size();
             for (const FrontEntry& candidate : candidates) {
-                candidateProximity(a, leafTriangle(views.a.nodes[candidate.leaf]), b,
-                                   leafTriangle(views.b.nodes[candidate.node]), self, options.distance,
-                                   options.vertexFaceOnly, emit);
+                const std::uint32_t ta = leafTriangle(views.a.nodes[candidate.leaf]);
+                const std::uint32_t tb = leafTriangle(views.b.nodes[candidate.node]);
+                if (cull != nullptr && cull->skips(views.a.indices, ta, tb)) {
+                    ++out.neighboursSkipped;
+                    continue;
+                }
+                candidateProximity(a, ta, b, tb, self, options.distance, options.vertexFaceOnly, emit);
             }
             sortProximityContacts(out.contacts, first, out.sort);
             out.ends.push_back(out.contacts.size());
@@ -364,6 +406,7 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
         m_stats.triangleTests += out.counters.candidates;
         m_stats.frontEntries += out.counters.frontEntries;
         m_stats.frontsGenerated += out.frontsGenerated;
+        m_stats.neighboursSkipped += out.neighboursSkipped;
     }
     for (const QueryRange& range : m_queryRanges) {
         const std::vector<ProximityContact>& part = m_proximityThreads[range.thread].value.contacts;
@@ -401,8 +444,10 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     const Clock::time_point start = Clock::now();
     contacts.clear();
     m_threads = m_queryTuner.threadsForNextUpdate();
+    prepareNeighbourCulls(queries, count, options);
     if (count >= cQueriesPerThreadFrom && m_threads > 1) {
         runProximityQueriesPerThread(queries, options, m_threads, contacts);
+        refreshNeighbourCulls(queries, count, options);
         m_stats.traverseMs = millisecondsSince(start);
         m_stats.contacts = contacts.size();
         m_queryTuner.record(m_stats.traverseMs);
@@ -431,6 +476,7 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
         testProximityCandidates(views, ownFrame ? m_ownCandidates : m_frontTraversal.candidates(), options, contacts);
         m_stats.testMs += millisecondsSince(testStart);
     }
+    refreshNeighbourCulls(queries, count, options);
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
     m_queryTuner.record(m_stats.traverseMs);

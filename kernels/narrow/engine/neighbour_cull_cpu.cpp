@@ -12,10 +12,9 @@ namespace {
 
 /// From this many vertices the passes run on the team.
 constexpr std::int64_t cParallelVertices = 4096;
-/// A patch not proven apart k queries in a row waits 2^k - 1 queries (at most
-/// 2^cLongestBackoff - 1) before it is measured again: one that deforms fast or lies near
-/// contact would otherwise be measured on every query for nothing.
-constexpr std::uint8_t cLongestBackoff = 4;
+/// Queries a patch waits before it is measured again when its clearance, measured now, would
+/// not outlast the move its ring makes in one query (a patch near contact, or deforming fast).
+constexpr std::uint8_t cHopelessWait = 15;
 /// A patch is measured once its ring's shortest spoke is this many times the ring's relative
 /// move since its positions were kept (it moves slowly enough to stay apart for a while).
 constexpr double cSettledSpokes = 3;
@@ -65,34 +64,35 @@ void NeighbourCull::build(const std::uint32_t* indices, std::uint32_t triangles,
             m_triangles[fill[c[k]]++] = t;
         }
     }
-    // Each vertex's ring: the other corners of its triangles, each once.
+    // Each vertex's ring: the other corners of its triangles, each once (a few, so a linear
+    // search finds repeats).
     m_ringStart.assign(static_cast<std::size_t>(vertices) + 1, 0);
-    m_ring.clear();
-    std::vector<std::uint32_t> ring;
+    m_ring.resize(2 * m_triangles.size());
+    std::uint32_t size = 0;
     for (std::uint32_t v = 0; v < vertices; ++v) {
-        ring.clear();
+        const std::uint32_t start = size;
         for (std::uint32_t k = m_triangleStart[v]; k < m_triangleStart[v + 1]; ++k) {
             const std::uint32_t* c = indices + 3 * static_cast<std::size_t>(m_triangles[k]);
             for (int i = 0; i < 3; ++i) {
-                if (c[i] != v) ring.push_back(c[i]);
+                if (c[i] == v || std::find(&m_ring[start], &m_ring[size], c[i]) != &m_ring[size]) continue;
+                m_ring[size++] = c[i];
             }
         }
-        std::sort(ring.begin(), ring.end());
-        ring.erase(std::unique(ring.begin(), ring.end()), ring.end());
-        m_ring.insert(m_ring.end(), ring.begin(), ring.end());
-        m_ringStart[v + 1] = static_cast<std::uint32_t>(m_ring.size());
+        m_ringStart[v + 1] = size;
     }
+    m_ring.resize(size);
     m_ringKept.assign(3 * m_ring.size(), 0.0f);
     m_kept.assign(3 * static_cast<std::size_t>(vertices), NAN);
     m_reach.assign(vertices, NAN);
     m_clearance.assign(vertices, NAN);
     m_wait.assign(vertices, 0);
-    m_failures.assign(vertices, 0);
+    m_age.assign(vertices, 0);
     m_apart.assign(vertices, 0);
     m_apartCount = 0;
 }
 
 void NeighbourCull::prepare(const float* positions, double distance, int threads) {
+    m_distance = distance;
     const auto count = static_cast<std::int64_t>(m_vertexCount);
     std::uint64_t apart = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) reduction(+ : apart) if (count >= cParallelVertices)
@@ -126,13 +126,14 @@ void NeighbourCull::prepare(const float* positions, double distance, int threads
                      featureFilterMargin(magnitude, distance) + cFeatureFilterAllowance * (magnitude + clearance);
         }
         m_apart[v] = proven ? 1 : 0;
-        if (proven) m_failures[v] = 0;
+        if (m_age[v] < 255) ++m_age[v];
         apart += proven ? 1 : 0;
     }
     m_apartCount = apart;
 }
 
 void NeighbourCull::keep(std::uint32_t v, const float* positions) {
+    m_age[v] = 0;
     for (int k = 0; k < 3; ++k)
         m_kept[3 * static_cast<std::size_t>(v) + k] = positions[3 * static_cast<std::size_t>(v) + k];
     for (std::uint32_t r = m_ringStart[v]; r < m_ringStart[v + 1]; ++r) {
@@ -192,7 +193,6 @@ void NeighbourCull::refresh(const std::uint32_t* indices, const float* positions
         // are kept (cheap), to see on the next query whether it has settled.
         if (!settled(v, positions)) {
             m_clearance[v] = NAN;
-            m_failures[v] = 0;
             m_wait[v] = 0;
             keep(v, positions);
             continue;
@@ -201,9 +201,10 @@ void NeighbourCull::refresh(const std::uint32_t* indices, const float* positions
             --m_wait[v];
             continue;
         }
+        // The ring's move per query since its positions were kept.
+        const double rate = m_reach[v] / std::max<int>(1, m_age[v]);
         measure(v, indices, positions);
-        m_wait[v] = static_cast<std::uint8_t>((1u << m_failures[v]) - 1);
-        if (m_failures[v] < cLongestBackoff) ++m_failures[v];
+        m_wait[v] = m_clearance[v] - 2 * rate > m_distance ? 0 : cHopelessWait;
     }
 }
 

@@ -18,11 +18,12 @@
 /// exceeds the query's feature filter margin (proximity_bounds.h: beyond it no pair is reported)
 /// plus an allowance of 2^-20 (M + C) for the rounding of C, R and M (the coordinates' magnitude),
 /// the patch's candidates are skipped with no contact lost. Patches not proven apart are tested
-/// as before. Measuring costs a few of its candidates' tests, so only settled patches are
-/// measured: a patch's positions are first kept (cheap), and it is measured on a later query if
-/// its ring has moved, relative to v, by less than an eighth of its shortest spoke since; one
-/// that keeps failing is measured again after ever longer waits (a patch near contact would
-/// otherwise be measured for nothing on every query). NaN or infinite positions prove nothing.
+/// as before. Measuring a patch costs about ten queries' worth of testing its candidates (some
+/// 30 feature distances against a dozen candidates, most of them stopped early), so it pays only
+/// for a patch that then stays apart for many queries, and only settled patches are measured: a patch's positions are
+/// first kept (cheap), and it is measured on a later query if its ring has moved, relative to v, by less than a third
+/// of its shortest spoke since; a patch whose new clearance would not outlast one more query's move at that rate (near
+/// contact, or deforming fast) waits 15 queries before it is measured again. NaN or infinite positions prove nothing.
 
 namespace bulletgpu {
 
@@ -79,9 +80,10 @@ private:
     std::vector<double> m_reach;                ///< R(v) at the last prepare; NaN when nothing was kept.
     std::vector<double> m_clearance;            ///< C(v); NaN until measured, infinite for an empty patch.
     std::vector<std::uint8_t> m_wait;           ///< Queries a patch waits before it is measured again.
-    std::vector<std::uint8_t> m_failures; ///< Queries in a row that did not prove it apart (at most cLongestBackoff).
-    std::vector<std::uint8_t> m_apart;    ///< The last prepare's verdict per vertex.
-    std::uint64_t m_apartCount = 0;       ///< apartCount().
+    std::vector<std::uint8_t> m_age;            ///< Queries since its positions were kept (at most 255).
+    std::vector<std::uint8_t> m_apart;          ///< The last prepare's verdict per vertex.
+    double m_distance = 0;                      ///< The last prepare's distance.
+    std::uint64_t m_apartCount = 0;             ///< apartCount().
 };
 
 } // namespace bulletgpu

@@ -3,6 +3,7 @@
 
 #include "kernels/narrow/geometry/neighbour_clearance.h"
 #include "kernels/narrow/geometry/proximity_bounds.h"
+#include "kernels/narrow/geometry/triangle_ops.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,10 +21,7 @@ constexpr std::uint8_t cHopelessWait = 15;
 constexpr double cSettledSpokes = 3;
 
 /// Position of vertex v in double.
-Vec3d pointAt(const float* positions, std::uint32_t v) {
-    const float* p = positions + 3 * static_cast<std::size_t>(v);
-    return Vec3d{{p[0], p[1], p[2]}};
-}
+Vec3d pointAt(const float* positions, std::uint32_t v) { return toVec3d(positions + 3 * static_cast<std::size_t>(v)); }
 
 /// The largest |coordinate| of p, NaN when one is NaN.
 double magnitudeOf(const float* p) {
@@ -37,14 +35,8 @@ double magnitudeOf(const float* p) {
 
 } // namespace
 
-bool NeighbourCull::builtFor(std::uint32_t triangles, std::uint32_t vertices) const {
-    return m_built && m_triangleCount == triangles && m_vertexCount == vertices;
-}
-
 void NeighbourCull::build(const std::uint32_t* indices, std::uint32_t triangles, std::uint32_t vertices) {
-    m_triangleCount = triangles;
     m_vertexCount = vertices;
-    m_built = true;
     // Triangles of each vertex (a corner repeated within a triangle counted once).
     m_triangleStart.assign(static_cast<std::size_t>(vertices) + 1, 0);
     for (std::uint32_t t = 0; t < triangles; ++t) {
@@ -101,7 +93,7 @@ void NeighbourCull::prepare(const float* positions, double distance, int threads
         const double clearance = m_clearance[v];
         bool proven = clearance == INFINITY; // An empty patch: no pairs to skip or test.
         m_reach[v] = NAN;
-        if (!proven && m_kept[3 * static_cast<std::size_t>(v)] == m_kept[3 * static_cast<std::size_t>(v)]) {
+        if (!proven && !std::isnan(m_kept[3 * static_cast<std::size_t>(v)])) {
             // R(v): the largest move of a ring vertex relative to v since the positions were kept;
             // M: the largest |coordinate| then and now.
             const float* now = positions + 3 * static_cast<std::size_t>(v);

@@ -30,9 +30,8 @@ namespace bulletgpu {
 /// Per-vertex neighbour clearances of one mesh and the last query's verdicts.
 class NeighbourCull {
 public:
-    /// Whether the topology was taken from a mesh of `triangles` triangles over `vertices`
-    /// vertices (a mesh's indices never change).
-    bool builtFor(std::uint32_t triangles, std::uint32_t vertices) const;
+    /// Whether build has taken a topology (a mesh's indices never change, so once is enough).
+    bool built() const { return !m_triangleStart.empty(); }
 
     /// Takes the topology of `triangles` triangles (three vertex indices each, below `vertices`)
     /// and forgets every clearance.
@@ -69,8 +68,7 @@ private:
     /// Whether v's ring moved slowly, next to its size, since its positions were kept.
     bool settled(std::uint32_t v, const float* positions) const;
 
-    std::uint32_t m_triangleCount = 0, m_vertexCount = 0;
-    bool m_built = false;
+    std::uint32_t m_vertexCount = 0;            ///< Vertices of the mesh.
     std::vector<std::uint32_t> m_triangleStart; ///< Where each vertex's triangles start in m_triangles.
     std::vector<std::uint32_t> m_triangles;     ///< Triangles of each vertex.
     std::vector<std::uint32_t> m_ringStart;     ///< Where each vertex's ring starts in m_ring.

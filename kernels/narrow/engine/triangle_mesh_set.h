@@ -310,12 +310,14 @@ private:
     /// Moves to the world and grows the trees of every mesh the queries read, one mesh per
     /// thread when there are many.
     void prepareGrownTrees(const MeshPairQuery* queries, std::uint32_t count, double distance);
-    /// The neighbour cull of a query (neighbour_cull_cpu.h), or null: self queries without welds.
-    NeighbourCull* neighbourCullOf(const MeshPairQuery& query, const ProximityOptions& options);
-    /// Prepares the neighbour cull of every query that has one (built at its first use).
+    /// The neighbour cull (neighbour_cull_cpu.h) of the query of meshA against meshB, or null:
+    /// only self queries without welds have one.
+    NeighbourCull* neighbourCullOf(std::uint32_t meshA, std::uint32_t meshB, const ProximityOptions& options);
+    /// Prepares the neighbour cull of every query that has one (built at its first use), each
+    /// mesh once, and lists those meshes in m_culledMeshes.
     void prepareNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options);
-    /// Measures again the neighbour patches the queries' culls did not prove apart.
-    void refreshNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count, const ProximityOptions& options);
+    /// Measures again the patches the culls of m_culledMeshes did not prove apart.
+    void refreshNeighbourCulls();
     /// The contact-query front of a query; emptied when the distance or a tree's topology changed.
     BvttFront& proximityFrontOf(const MeshPairQuery& query, double distance);
     /// Tests one query's candidates on the threads; appends the contacts, sorted.
@@ -364,14 +366,15 @@ private:
         std::size_t begin = 0; ///< First contact in that thread's output.
         std::size_t end = 0;   ///< One past its last.
     };
-    std::vector<QueryRange> m_queryRanges;   ///< By position in m_order.
-    std::vector<BvttFront*> m_queryFronts;   ///< Kept fronts by position in m_order (Fronts traversal).
-    std::vector<std::uint8_t> m_growNeeds;   ///< Frames each mesh's grown trees are needed in (bits 0, 1).
-    std::vector<std::uint32_t> m_growList;   ///< The meshes a contact-query batch reads.
-    std::vector<std::uint32_t> m_weldOrder;  ///< Scratch of weldVertices.
-    BvttFront m_walkFront;                   ///< The front of a walk (unused entries).
-    std::vector<FrontEntry> m_ownLeaves;     ///< Scratch of ownFrameCandidates (one thread).
-    std::vector<FrontEntry> m_ownCandidates; ///< Candidates of a query culled in its own frame (one thread).
+    std::vector<QueryRange> m_queryRanges;     ///< By position in m_order.
+    std::vector<BvttFront*> m_queryFronts;     ///< Kept fronts by position in m_order (Fronts traversal).
+    std::vector<std::uint8_t> m_growNeeds;     ///< Frames each mesh's grown trees are needed in (bits 0, 1).
+    std::vector<std::uint32_t> m_growList;     ///< The meshes a contact-query batch reads.
+    std::vector<std::uint32_t> m_culledMeshes; ///< The meshes whose neighbour culls this batch prepared.
+    std::vector<std::uint32_t> m_weldOrder;    ///< Scratch of weldVertices.
+    BvttFront m_walkFront;                     ///< The front of a walk (unused entries).
+    std::vector<FrontEntry> m_ownLeaves;       ///< Scratch of ownFrameCandidates (one thread).
+    std::vector<FrontEntry> m_ownCandidates;   ///< Candidates of a query culled in its own frame (one thread).
     NarrowTraversal m_traversal = NarrowTraversal::LeafWalk;
     double m_rebuildRatio = cDefaultRebuildRatio;
     bool m_restructuring = true;

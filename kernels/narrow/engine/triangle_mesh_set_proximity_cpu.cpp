@@ -265,32 +265,33 @@ ProximityMeshView TriangleMeshSetImpl::proximityViewOf(const MeshView& view, boo
                              view.mesh};
 }
 
-NeighbourCull* TriangleMeshSetImpl::neighbourCullOf(const MeshPairQuery& query, const ProximityOptions& options) {
-    if (query.meshA != query.meshB || options.excludeWelded) return nullptr;
-    return &m_meshes[query.meshA].neighbours;
+NeighbourCull* TriangleMeshSetImpl::neighbourCullOf(std::uint32_t meshA, std::uint32_t meshB,
+                                                    const ProximityOptions& options) {
+    return meshA == meshB && !options.excludeWelded ? &m_meshes[meshA].neighbours : nullptr;
 }
 
 void TriangleMeshSetImpl::prepareNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count,
                                                 const ProximityOptions& options) {
+    m_culledMeshes.clear();
     for (std::uint32_t q = 0; q < count; ++q) {
-        NeighbourCull* cull = neighbourCullOf(queries[q], options);
-        if (cull == nullptr) continue;
-        const Mesh& mesh = m_meshes[queries[q].meshA];
-        const auto triangles = static_cast<std::uint32_t>(mesh.indices.size() / 3);
-        const auto vertices = static_cast<std::uint32_t>(mesh.positions.size() / 3);
-        if (!cull->builtFor(triangles, vertices)) cull->build(mesh.indices.data(), triangles, vertices);
+        const std::uint32_t index = queries[q].meshA;
+        NeighbourCull* cull = neighbourCullOf(index, queries[q].meshB, options);
+        if (cull == nullptr || std::find(m_culledMeshes.begin(), m_culledMeshes.end(), index) != m_culledMeshes.end())
+            continue;
+        m_culledMeshes.push_back(index);
+        const Mesh& mesh = m_meshes[index];
+        if (!cull->built())
+            cull->build(mesh.indices.data(), static_cast<std::uint32_t>(mesh.indices.size() / 3),
+                        static_cast<std::uint32_t>(mesh.positions.size() / 3));
         cull->prepare(mesh.positions.data(), options.distance, m_threads);
         m_stats.neighbourPatchesApart += cull->apartCount();
     }
 }
 
-void TriangleMeshSetImpl::refreshNeighbourCulls(const MeshPairQuery* queries, std::uint32_t count,
-                                                const ProximityOptions& options) {
-    for (std::uint32_t q = 0; q < count; ++q) {
-        NeighbourCull* cull = neighbourCullOf(queries[q], options);
-        if (cull == nullptr) continue;
-        const Mesh& mesh = m_meshes[queries[q].meshA];
-        cull->refresh(mesh.indices.data(), mesh.positions.data(), m_threads);
+void TriangleMeshSetImpl::refreshNeighbourCulls() {
+    for (const std::uint32_t index : m_culledMeshes) {
+        Mesh& mesh = m_meshes[index];
+        mesh.neighbours.refresh(mesh.indices.data(), mesh.positions.data(), m_threads);
     }
 }
 
@@ -303,7 +304,7 @@ void TriangleMeshSetImpl::testProximityCandidates(const BvttQuery& views, const 
     const ProximityMeshView a = proximityViewOf(views.a, views.self, options);
     const ProximityMeshView b = proximityViewOf(views.b, views.self, options);
     const double distance = options.distance;
-    const NeighbourCull* cull = views.self && !options.excludeWelded ? &m_meshes[views.a.mesh].neighbours : nullptr;
+    const NeighbourCull* cull = neighbourCullOf(views.a.mesh, views.b.mesh, options);
     std::uint64_t skipped = 0;
     for (int t = 0; t < team; ++t) m_proximityThreads[t].value.contacts.clear();
         // Chunks handed out as threads free up (the cost of a candidate varies by region), each
@@ -379,7 +380,7 @@ void TriangleMeshSetImpl::runProximityQueriesPerThread(const MeshPairQuery* quer
             out.frontsGenerated += counters.generated ? 1 : 0;
             const ProximityMeshView a = proximityViewOf(views.a, self, options);
             const ProximityMeshView b = proximityViewOf(views.b, self, options);
-            const NeighbourCull* cull = self && !options.excludeWelded ? &m_meshes[query.meshA].neighbours : nullptr;
+            const NeighbourCull* cull = neighbourCullOf(query.meshA, query.meshB, options);
             const std::size_t first = out.contacts.size();
             for (const FrontEntry& candidate : candidates) {
                 const std::uint32_t ta = leafTriangle(views.a.nodes[candidate.leaf]);
@@ -447,7 +448,7 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
     prepareNeighbourCulls(queries, count, options);
     if (count >= cQueriesPerThreadFrom && m_threads > 1) {
         runProximityQueriesPerThread(queries, options, m_threads, contacts);
-        refreshNeighbourCulls(queries, count, options);
+        refreshNeighbourCulls();
         m_stats.traverseMs = millisecondsSince(start);
         m_stats.contacts = contacts.size();
         m_queryTuner.record(m_stats.traverseMs);
@@ -476,7 +477,7 @@ void TriangleMeshSetImpl::findProximity(const MeshPairQuery* queries, std::uint3
         testProximityCandidates(views, ownFrame ? m_ownCandidates : m_frontTraversal.candidates(), options, contacts);
         m_stats.testMs += millisecondsSince(testStart);
     }
-    refreshNeighbourCulls(queries, count, options);
+    refreshNeighbourCulls();
     m_stats.traverseMs = millisecondsSince(start);
     m_stats.contacts = contacts.size();
     m_queryTuner.record(m_stats.traverseMs);

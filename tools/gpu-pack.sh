@@ -32,8 +32,10 @@ for e in "${executables[@]}"; do
     echo "gpu-pack: $build/$e is missing (build it first)" >&2
   fi
 done
-# The libraries a GPU machine's image lacks: Bullet, OpenMP's runtime, FCL and what it loads.
-ldd "$pack"/stage/bin/* | grep -o '/[^ ]*/lib\(Bullet\|LinearMath\|gomp\|fcl\|ccd\|octo\)[^ ]*' | sort -u |
+# The libraries a GPU machine's image lacks: Bullet, OpenMP's runtime, FCL and what it loads,
+# tinyobjloader (the soft bench's demo scenes).
+ldd "$pack"/stage/bin/* | grep -o '/[^ ]*/lib\(Bullet\|LinearMath\|gomp\|fcl\|ccd\|octo\|tinyobjloader\)[^ ]*' |
+  sort -u |
   while read -r library; do cp -L "$library" "$pack/lib/"; done
 tar cJf "$pack/bin.tar.xz" -C "$pack/stage" bin
 if [ -d "$data/ccd-frames" ]; then

@@ -96,4 +96,6 @@ if [[ $steps == *,sanitize,* ]]; then
   grep -E "ERROR SUMMARY|LEAK SUMMARY|RACECHECK SUMMARY" "$sanitizer" >>"$summary"
 fi
 cat "$summary"
-(cd "$out" && tar czf logs.tar.gz --remove-files --exclude summary.log --exclude logs.tar.gz -- *.log *.json 2>/dev/null)
+# Only the logs and JSON files the chosen steps wrote (a tests-only run writes no JSON).
+shopt -s nullglob
+(cd "$out" && logs=(*.log *.json) && tar czf logs.tar.gz --remove-files --exclude summary.log -- "${logs[@]}")

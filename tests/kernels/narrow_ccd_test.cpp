@@ -541,3 +541,47 @@ TEST_CASE("CCD finds every contact of small random scenes that the sampling orac
     CHECK(sampledHits > pairs / 20);
     CHECK(farHits == 0);
 }
+
+TEST_CASE("Parameter boxes hold their dyadic bounds exactly", "[narrow][ccd]") {
+    // Random chains of halvings down to cMinWidth, each box held both ways: as the queue stores
+    // it and as six doubles halved at 0.5 (lo + hi). The bounds must agree bit for bit, and so
+    // must the queue's order.
+    std::mt19937_64 random(404);
+    struct Doubles {
+        double lo[3], hi[3];
+        std::int32_t level;
+    };
+    std::vector<ccd::ParameterBox> boxes;
+    std::vector<Doubles> reference;
+    for (int chain = 0; chain < 200; ++chain) {
+        ccd::ParameterBox box{{0, 0, 0}, {ccd::cFinestLevel, ccd::cFinestLevel, ccd::cFinestLevel}, 0};
+        Doubles expected{{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 0};
+        for (int step = 0; step < 3 * ccd::cFinestLevel; ++step) {
+            const int d = static_cast<int>(random() % 3);
+            if (!(expected.hi[d] - expected.lo[d] > ccd::cMinWidth)) continue;
+            const bool upper = random() % 2 == 1;
+            const double middle = 0.5 * (expected.lo[d] + expected.hi[d]);
+            (upper ? expected.lo[d] : expected.hi[d]) = middle;
+            ++expected.level;
+            box.widthLog[d] = static_cast<std::uint8_t>(box.widthLog[d] - 1);
+            if (upper) box.start[d] += std::uint64_t{1} << box.widthLog[d];
+            ++box.level;
+            for (int k = 0; k < 3; ++k) {
+                REQUIRE(box.lo(k) == expected.lo[k]);
+                REQUIRE(box.hi(k) == expected.hi[k]);
+            }
+            if (random() % 8 == 0) {
+                boxes.push_back(box);
+                reference.push_back(expected);
+            }
+        }
+    }
+    REQUIRE(boxes.size() > 500);
+    for (std::size_t i = 0; i + 1 < boxes.size(); ++i) {
+        const std::size_t j = random() % boxes.size();
+        const bool expectedBefore =
+            reference[i].lo[0] < reference[j].lo[0] ||
+            (reference[i].lo[0] == reference[j].lo[0] && reference[i].level > reference[j].level);
+        REQUIRE(ccd::before(boxes[i], boxes[j]) == expectedBefore);
+    }
+}

@@ -102,20 +102,32 @@ constexpr double cSqrt3Up = 1.7320508075688772 * (1.0 + 0x1p-50);
 constexpr double cMaxMagnitude = 0x1p1000;
 /// Parameter intervals this wide or narrower are not split.
 constexpr double cMinWidth = 0x1p-40;
-/// Boxes pending at once by default (56 bytes each: 56 KiB of stack); beyond this a query
+/// log2(1 / cMinWidth).
+constexpr int cFinestLevel = 40;
+/// Boxes pending at once by default (32 bytes each: 32 KiB of stack); beyond this a query
 /// reports an undecided hit (see subdivide). A CUDA kernel may pick a smaller queue.
 constexpr int cQueueCapacity = 1024;
 
-/// A box of parameters: lo and hi of t, u and v.
+/// A box of parameters t, u and v. Every split halves an interval of [0, 1] and none of width
+/// cMinWidth is split, so each interval is [k, k + 2^w] cMinWidth for integers 0 <= k < 2^40 and
+/// 0 <= w <= 40: stored so, in 32 bytes (a queue's boxes move half the bytes of six doubles),
+/// with bounds that are exact in double.
 struct ParameterBox {
-    double lo[3];       ///< Lower bounds of t, u, v.
-    double hi[3];       ///< Upper bounds of t, u, v.
-    std::int32_t level; ///< Splits from the whole domain.
+    std::uint64_t start[3];   ///< k of t, u and v: the lower bound in units of cMinWidth.
+    std::uint8_t widthLog[3]; ///< w of t, u and v: the width is 2^w units.
+    std::int32_t level;       ///< Splits from the whole domain.
+
+    /// The lower bound of parameter d (0: t, 1: u, 2: v).
+    BULLETGPU_HD double lo(int d) const { return static_cast<double>(start[d]) * cMinWidth; }
+    /// The upper bound of parameter d.
+    BULLETGPU_HD double hi(int d) const {
+        return static_cast<double>(start[d] + (std::uint64_t{1} << widthLog[d])) * cMinWidth;
+    }
 };
 
 /// True when `a` is examined before `b`: the earlier start first, then the smaller box.
 BULLETGPU_HD bool before(const ParameterBox& a, const ParameterBox& b) {
-    return a.lo[0] < b.lo[0] || (a.lo[0] == b.lo[0] && a.level > b.level);
+    return a.start[0] < b.start[0] || (a.start[0] == b.start[0] && a.level > b.level);
 }
 
 /// A binary min-heap of boxes in the order of `before`, of fixed capacity.
@@ -200,9 +212,9 @@ BULLETGPU_HD bool rejectionThresholds(const Vec3d* points, double eta, double th
     return true;
 }
 
-/// Subdivides the parameter box, earliest start first; `evaluate(box, f)` writes F at the box's
-/// corners, f[(ti << 2) | (ui << 1) | vi][k] for corner (t, u, v) = (lo or hi by ti, ui, vi),
-/// axis k. `triangle` discards boxes lying wholly in u + v > 1.
+/// Subdivides the parameter box, earliest start first; `evaluate(lo, hi, f)` writes F at the
+/// corners of the box [lo, hi] (t, u, v), f[(ti << 2) | (ui << 1) | vi][k] for corner
+/// (t, u, v) = (lo or hi by ti, ui, vi), axis k. `triangle` discards boxes lying wholly in u + v > 1.
 ///
 /// The pending boxes cover every point that has not been ruled out, the earliest contact
 /// included, and they are examined in the order of their lower time bound. So the first box to
@@ -217,7 +229,7 @@ BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4],
     const double timeWidth = larger(options.timeTolerance, cMinWidth);
     const double reach = eta + options.tolerance;
     BoxQueue<QueueCapacity> queue;
-    queue.push(ParameterBox{{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 0});
+    queue.push(ParameterBox{{0, 0, 0}, {cFinestLevel, cFinestLevel, cFinestLevel}, 0});
     result.hit = false;
     result.toi = HUGE_VAL;
     result.iterations = 0;
@@ -225,17 +237,22 @@ BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4],
     result.peakPending = 1;
     while (queue.size > 0) {
         const ParameterBox box = queue.pop();
+        double lo[3], hi[3];
+        for (int d = 0; d < 3; ++d) {
+            lo[d] = box.lo(d);
+            hi[d] = box.hi(d);
+        }
         if (result.iterations == options.maxIterations) {
             result.hit = result.undecided = true;
-            result.toi = box.lo[0];
+            result.toi = lo[0];
             return;
         }
         ++result.iterations;
         // Rounding is monotone, so a computed sum above 1 means an exact sum above 1.
-        if (triangle && box.lo[1] + box.lo[2] > 1.0) continue;
+        if (triangle && lo[1] + lo[2] > 1.0) continue;
 
         double f[8][3];
-        evaluate(box, f);
+        evaluate(lo, hi, f);
         // The enclosure on each axis: whether it misses [-eta, eta], and whether the computed
         // corners all lie within eta + tolerance.
         bool separated = false, close = true, open[3];
@@ -279,20 +296,20 @@ BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4],
                 split = d;
             }
         }
-        if (close || !(box.hi[0] - box.lo[0] > timeWidth) || !(box.hi[split] - box.lo[split] > cMinWidth)) {
+        if (close || !(hi[0] - lo[0] > timeWidth) || !(hi[split] - lo[split] > cMinWidth)) {
             result.hit = true;
-            result.toi = box.lo[0];
+            result.toi = lo[0];
             return;
         }
         if (queue.size + 2 > QueueCapacity) {
             result.hit = result.undecided = true;
-            result.toi = box.lo[0];
+            result.toi = lo[0];
             return;
         }
-        const double middle = 0.5 * (box.lo[split] + box.hi[split]);
+        // Halves at the exact midpoint (the interval is wider than cMinWidth, so w >= 1).
         ParameterBox lower = box, upper = box;
-        lower.hi[split] = middle;
-        upper.lo[split] = middle;
+        lower.widthLog[split] = upper.widthLog[split] = static_cast<std::uint8_t>(box.widthLog[split] - 1);
+        upper.start[split] = box.start[split] + (std::uint64_t{1} << (box.widthLog[split] - 1));
         lower.level = upper.level = box.level + 1;
         queue.push(lower);
         queue.push(upper);
@@ -334,16 +351,16 @@ BULLETGPU_HD void runQuery(const Vec3d x0[4], const Vec3d x1[4], double eta, boo
             motion[i][k] = x1[i][k] - x0[i][k];
         }
     }
-    const auto evaluate = [&](const ParameterBox& box, double f[8][3]) {
+    const auto evaluate = [&](const double lo[3], const double hi[3], double f[8][3]) {
         for (int ti = 0; ti < 2; ++ti) {
-            const double t = ti == 0 ? box.lo[0] : box.hi[0];
+            const double t = ti == 0 ? lo[0] : hi[0];
             for (int k = 0; k < 3; ++k) {
                 double at[4];
                 for (int i = 0; i < 4; ++i) at[i] = start[i][k] + t * motion[i][k];
                 for (int ui = 0; ui < 2; ++ui) {
-                    const double u = ui == 0 ? box.lo[1] : box.hi[1];
+                    const double u = ui == 0 ? lo[1] : hi[1];
                     for (int vi = 0; vi < 2; ++vi) {
-                        const double v = vi == 0 ? box.lo[2] : box.hi[2];
+                        const double v = vi == 0 ? lo[2] : hi[2];
                         f[(ti << 2) | (ui << 1) | vi][k] = corner(at, u, v);
                     }
                 }

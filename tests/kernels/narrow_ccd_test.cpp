@@ -554,7 +554,7 @@ TEST_CASE("Parameter boxes hold their dyadic bounds exactly", "[narrow][ccd]") {
     std::vector<ccd::ParameterBox> boxes;
     std::vector<Doubles> reference;
     for (int chain = 0; chain < 200; ++chain) {
-        ccd::ParameterBox box{{0, 0, 0}, {ccd::cFinestLevel, ccd::cFinestLevel, ccd::cFinestLevel}, 0};
+        ccd::ParameterBox box = ccd::ParameterBox::whole();
         Doubles expected{{0.0, 0.0, 0.0}, {1.0, 1.0, 1.0}, 0};
         for (int step = 0; step < 3 * ccd::cFinestLevel; ++step) {
             const int d = static_cast<int>(random() % 3);
@@ -563,9 +563,10 @@ TEST_CASE("Parameter boxes hold their dyadic bounds exactly", "[narrow][ccd]") {
             const double middle = 0.5 * (expected.lo[d] + expected.hi[d]);
             (upper ? expected.lo[d] : expected.hi[d]) = middle;
             ++expected.level;
-            box.widthLog[d] = static_cast<std::uint8_t>(box.widthLog[d] - 1);
-            if (upper) box.start[d] += std::uint64_t{1} << box.widthLog[d];
-            ++box.level;
+            ccd::ParameterBox lower, higher;
+            box.halve(d, lower, higher);
+            box = upper ? higher : lower;
+            REQUIRE(box.level == expected.level);
             for (int k = 0; k < 3; ++k) {
                 REQUIRE(box.lo(k) == expected.lo[k]);
                 REQUIRE(box.hi(k) == expected.hi[k]);

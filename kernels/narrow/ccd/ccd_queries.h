@@ -100,10 +100,10 @@ constexpr double cDiagonalFactor = 19.0 * (2.0 * cUnitRoundoff / (1.0 - 2.0 * cU
 constexpr double cSqrt3Up = 1.7320508075688772 * (1.0 + 0x1p-50);
 /// The largest |coordinate| inside the error bound's domain.
 constexpr double cMaxMagnitude = 0x1p1000;
-/// Parameter intervals this wide or narrower are not split.
-constexpr double cMinWidth = 0x1p-40;
 /// log2(1 / cMinWidth).
 constexpr int cFinestLevel = 40;
+/// Parameter intervals this wide or narrower are not split: 2^-40.
+constexpr double cMinWidth = 1.0 / static_cast<double>(std::uint64_t{1} << cFinestLevel);
 /// Boxes pending at once by default (32 bytes each: 32 KiB of stack); beyond this a query
 /// reports an undecided hit (see subdivide). A CUDA kernel may pick a smaller queue.
 constexpr int cQueueCapacity = 1024;
@@ -122,6 +122,18 @@ struct ParameterBox {
     /// The upper bound of parameter d.
     BULLETGPU_HD double hi(int d) const {
         return static_cast<double>(start[d] + (std::uint64_t{1} << widthLog[d])) * cMinWidth;
+    }
+    /// The whole domain [0, 1]^3.
+    BULLETGPU_HD static ParameterBox whole() {
+        return ParameterBox{{0, 0, 0}, {cFinestLevel, cFinestLevel, cFinestLevel}, 0};
+    }
+    /// The halves of parameter d at its exact midpoint (the interval must be wider than
+    /// cMinWidth), one level deeper.
+    BULLETGPU_HD void halve(int d, ParameterBox& lower, ParameterBox& upper) const {
+        lower = upper = *this;
+        lower.widthLog[d] = upper.widthLog[d] = static_cast<std::uint8_t>(widthLog[d] - 1);
+        upper.start[d] = start[d] + (std::uint64_t{1} << (widthLog[d] - 1));
+        lower.level = upper.level = level + 1;
     }
 };
 
@@ -229,7 +241,7 @@ BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4],
     const double timeWidth = larger(options.timeTolerance, cMinWidth);
     const double reach = eta + options.tolerance;
     BoxQueue<QueueCapacity> queue;
-    queue.push(ParameterBox{{0, 0, 0}, {cFinestLevel, cFinestLevel, cFinestLevel}, 0});
+    queue.push(ParameterBox::whole());
     result.hit = false;
     result.toi = HUGE_VAL;
     result.iterations = 0;
@@ -306,11 +318,8 @@ BULLETGPU_HD void subdivide(const Evaluate& evaluate, const double threshold[4],
             result.toi = lo[0];
             return;
         }
-        // Halves at the exact midpoint (the interval is wider than cMinWidth, so w >= 1).
-        ParameterBox lower = box, upper = box;
-        lower.widthLog[split] = upper.widthLog[split] = static_cast<std::uint8_t>(box.widthLog[split] - 1);
-        upper.start[split] = box.start[split] + (std::uint64_t{1} << (box.widthLog[split] - 1));
-        lower.level = upper.level = box.level + 1;
+        ParameterBox lower, upper;
+        box.halve(split, lower, upper);
         queue.push(lower);
         queue.push(upper);
         if (queue.size > static_cast<int>(result.peakPending))
